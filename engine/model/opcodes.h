@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Builtin operator codes and tensor element types of the circle/TFLite formats.
+//
+// Op codes are kept as the raw int32 of the file (negative codes are circle-only operators such
+// as GRU = -5); the named constants below cover the operators the engine knows by name.
+// OpcodeName() knows every code of circle 0.10 and TFLite up to 207.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace trainscope {
+
+namespace op {
+enum : int32_t {
+  kAdd = 0,
+  kAveragePool2D = 1,
+  kConcatenation = 2,
+  kConv2D = 3,
+  kDepthwiseConv2D = 4,
+  kExp = 47,
+  kFullyConnected = 9,
+  kLogistic = 14,
+  kMaxPool2D = 17,
+  kMul = 18,
+  kRelu = 19,
+  kRelu6 = 21,
+  kReshape = 22,
+  kSoftmax = 25,
+  kTanh = 28,
+  kCustom = 32,
+  kPad = 34,
+  kGather = 36,
+  kTranspose = 39,
+  kMean = 40,
+  kSub = 41,
+  kSqueeze = 43,
+  kStridedSlice = 45,
+  kExpandDims = 70,
+  kLeakyRelu = 98,
+  kPlaceholderForGreaterOpCodes = 127,
+  kInstanceNorm = -2,
+  kBcqFullyConnected = -3,
+  kBcqGather = -4,
+  kGru = -5,
+  kRmsNorm = -6,
+  kRope = -7,
+  kRunModel = -8,
+};
+}  // namespace op
+
+// Upper-case builtin name ("FULLY_CONNECTED"), or nullptr for a code no schema defines.
+const char* OpcodeName(int32_t opcode);
+
+// Decodes an OperatorCode entry: works for old circle (negative legacy byte, no builtin_code),
+// new circle (both slots) and TFLite (legacy byte saturated at 127).
+int32_t DecodeOpcode(int8_t deprecated_builtin_code, int32_t builtin_code);
+
+// The builtin-options union member an op's options must have, or 0 when the op has none.
+uint8_t ExpectedOptionsType(int32_t opcode);
+const char* OptionsTypeName(uint8_t options_type);
+
+enum class ElementType : uint8_t {
+  kFloat32, kFloat16, kInt32, kUInt8, kInt64, kString, kBool, kInt16, kComplex64, kInt8,
+  kFloat64, kComplex128, kUInt64, kResource, kVariant, kUInt32, kUInt16, kInt4, kUInt4,
+  kBFloat16, kOther,
+};
+
+enum class ModelFormat : uint8_t { kCircle, kTflite };
+
+// Maps the file's TensorType byte; circle and TFLite number UINT4 differently.
+ElementType ElementTypeFromFile(int8_t raw, ModelFormat format);
+int8_t ElementTypeToFile(ElementType type, ModelFormat format);
+const char* ElementTypeName(ElementType type);
+
+// Size in bits of one element; 0 for types without a fixed size (STRING, RESOURCE, VARIANT).
+size_t ElementBits(ElementType type);
+
+}  // namespace trainscope

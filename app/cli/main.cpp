@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// trainscope-cli: the headless face of TrainScope (inspect, run, memory, train, attach, ...).
+#include <QCoreApplication>
+#include <QTextStream>
+
+#include <cstdio>
+
+#include "app/cli/commands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: trainscope-cli <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  inspect MODEL [--json]     summary of a .circle or .tflite model\n"
+    "\n"
+    "trainscope-cli <command> --help shows the options of a command.\n";
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName(QStringLiteral("trainscope-cli"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(TRAINSCOPE_VERSION));
+  QStringList arguments = QCoreApplication::arguments();
+  arguments.removeFirst();
+  if (arguments.isEmpty() || arguments.first() == QLatin1String("--help") ||
+      arguments.first() == QLatin1String("-h")) {
+    std::fputs(kUsage, arguments.isEmpty() ? stderr : stdout);
+    return arguments.isEmpty() ? 2 : 0;
+  }
+  if (arguments.first() == QLatin1String("--version")) {
+    std::printf("trainscope-cli %s\n", TRAINSCOPE_VERSION);
+    return 0;
+  }
+  const QString command = arguments.first();
+  if (command == QLatin1String("inspect")) return trainscope::cli::RunInspect(arguments);
+  return trainscope::cli::Fail(QStringLiteral("unknown command '%1' (see trainscope-cli --help)")
+                                   .arg(command),
+                               2);
+}

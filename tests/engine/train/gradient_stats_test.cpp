@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/train/gradient_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace trainscope {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+TEST(GradientStats, NanAndInfAreCountedAndTheRestDescribesFiniteValues) {
+  const std::vector<float> g = {3.0f, -4.0f, std::nanf(""), kInf, -kInf, 0.0f};
+  const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+  EXPECT_EQ(s.nan_count, 1u);
+  EXPECT_EQ(s.inf_count, 2u);
+  EXPECT_FLOAT_EQ(s.l2, 5.0f);  // sqrt(9 + 16 + 0)
+  EXPECT_FLOAT_EQ(s.max_abs, 4.0f);
+  EXPECT_FLOAT_EQ(s.mean, -1.0f / 3.0f);  // (3 - 4 + 0) / 3 finite values
+  EXPECT_EQ(s.histogram[12], 2u);         // 3 and 4 lie in [1, 10)
+  EXPECT_EQ(s.histogram[0], 1u);          // the exact zero
+  uint32_t total = 0;
+  for (uint32_t count : s.histogram) total += count;
+  EXPECT_EQ(total, 3u) << "NaN and Inf stay out of the histogram";
+}
+
+TEST(GradientStats, AllNonFiniteGivesZeroSummariesAndFullCounts) {
+  const std::vector<float> g = {std::nanf(""), std::nanf(""), kInf};
+  const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+  EXPECT_EQ(s.nan_count, 2u);
+  EXPECT_EQ(s.inf_count, 1u);
+  EXPECT_EQ(s.l2, 0.0f);
+  EXPECT_EQ(s.max_abs, 0.0f);
+  EXPECT_EQ(s.mean, 0.0f);
+}
+
+TEST(GradientStats, HistogramBinsAreDecadesFromOneEMinusTwelve) {
+  // Bin b holds |g| in [10^(b-12), 10^(b-11)); values sit mid-decade to avoid rounding edges.
+  struct Case {
+    float value;
+    int bin;
+  };
+  const Case cases[] = {
+      {5e-14f, 0},  // below the first decade
+      {5e-12f, 0},  // [1e-12, 1e-11)
+      {5e-11f, 1},  // [1e-11, 1e-10)
+      {-5e-4f, 8},  // [1e-4, 1e-3), sign ignored
+      {0.5f, 11},   // [0.1, 1)
+      {5.0f, 12},   // [1, 10)
+      {50.0f, 13},  // [10, 100)
+      {5e3f, 15},   // [1e3, 1e4)
+      {5e6f, 15},   // above the last decade
+  };
+  for (const Case& c : cases) {
+    const GradientStatsEvent s = ComputeGradientStats(&c.value, 1);
+    for (int b = 0; b < kGradientHistogramBins; ++b) {
+      EXPECT_EQ(s.histogram[b], b == c.bin ? 1u : 0u) << "value " << c.value << " bin " << b;
+    }
+  }
+}
+
+TEST(GradientStats, NormMaxAndMeanMatchADirectComputation) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 0.01f);
+  std::vector<float> g(1000);
+  for (float& v : g) v = dist(rng);
+  double squares = 0.0, sum = 0.0, max_abs = 0.0;
+  for (float v : g) {
+    squares += static_cast<double>(v) * v;
+    sum += v;
+    max_abs = std::max(max_abs, static_cast<double>(std::fabs(v)));
+  }
+  const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+  EXPECT_NEAR(s.l2, std::sqrt(squares), 1e-6);
+  EXPECT_EQ(s.max_abs, static_cast<float>(max_abs));
+  EXPECT_NEAR(s.mean, sum / 1000.0, 1e-8);
+}
+
+TEST(GradientStats, NormIsAccumulatedInDoubleSoLargeValuesDoNotOverflow) {
+  // 3e20² = 9e40 overflows float; in double l2 = sqrt(9e40 + 16e40) = 5e20.
+  const std::vector<float> g = {3e20f, 4e20f};
+  const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+  EXPECT_NEAR(s.l2, 5e20f, 5e20f * 1e-6f);
+  EXPECT_EQ(s.inf_count, 0u);
+}
+
+TEST(GradientStats, EmptyOrNullBufferGivesZeros) {
+  const GradientStatsEvent s = ComputeGradientStats(nullptr, 5);
+  EXPECT_EQ(s.l2, 0.0f);
+  EXPECT_EQ(s.nan_count, 0u);
+  EXPECT_EQ(s.histogram[0], 0u);
+}
+
+}  // namespace
+}  // namespace trainscope

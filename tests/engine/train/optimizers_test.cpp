@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/train/optimizers.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace trainscope {
+namespace {
+
+ParameterSlice WholeTensor(std::vector<float>* w, const std::vector<float>& g,
+                           std::vector<float>* m = nullptr, std::vector<float>* v = nullptr) {
+  ParameterSlice p;
+  p.weights = w->data();
+  p.element_count = w->size();
+  p.row_elements = w->size();
+  p.first_row = 0;
+  p.row_count = 1;
+  p.gradient = g.data();
+  p.adam_m = m != nullptr ? m->data() : nullptr;
+  p.adam_v = v != nullptr ? v->data() : nullptr;
+  return p;
+}
+
+TEST(Sgd, TwoStepsDivideTheGradientSumByTheBatchSize) {
+  std::vector<float> w = {1.0f, -2.0f};
+  UpdateNorms norms;
+  // Step 1: w -= lr * g / batch = 0.1 * {0.5, -1.0} / 2 = {0.025, -0.05} -> {0.975, -1.95}.
+  const std::vector<float> g1 = {0.5f, -1.0f};
+  ASSERT_TRUE(ApplySgd(SgdSettings{0.1f}, 2, WholeTensor(&w, g1), &norms).ok());
+  EXPECT_FLOAT_EQ(w[0], 0.975f);
+  EXPECT_FLOAT_EQ(w[1], -1.95f);
+  // ||W|| before = sqrt(1 + 4) = 2.236068; ||dW|| = sqrt(0.025² + 0.05²) = 0.0559017.
+  EXPECT_NEAR(norms.weight_norm, 2.236068f, 1e-6f);
+  EXPECT_NEAR(norms.update_norm, 0.0559017f, 1e-6f);
+  // Step 2: 0.1 * {0.2, 0.2} / 2 = 0.01 -> {0.965, -1.96}.
+  const std::vector<float> g2 = {0.2f, 0.2f};
+  ASSERT_TRUE(ApplySgd(SgdSettings{0.1f}, 2, WholeTensor(&w, g2), &norms).ok());
+  EXPECT_FLOAT_EQ(w[0], 0.965f);
+  EXPECT_FLOAT_EQ(w[1], -1.96f);
+}
+
+TEST(Adam, ThreeStepsMatchTheHandComputedUpdateWithEpsilonInsideTheSquareRoot) {
+  // lr 0.1, b1 0.9, b2 0.99, eps 0.01, w = 1, gradient sums 0.5, -0.25, 0.1.
+  const AdamSettings adam{0.1f, 0.9f, 0.99f, 0.01f};
+  std::vector<float> w = {1.0f}, m = {0.0f}, v = {0.0f};
+  // t=1: m = 0.1*0.5 = 0.05, v = 0.01*0.25 = 0.0025, mhat = 0.05/0.1 = 0.5,
+  //      vhat = 0.0025/0.01 = 0.25, dw = 0.1*0.5/sqrt(0.25+0.01) = 0.0980581 -> w = 0.9019419.
+  //      (eps outside the root would give 0.05/0.51 = 0.0980392.)
+  std::vector<float> g = {0.5f};
+  ASSERT_TRUE(ApplyAdam(adam, 1, WholeTensor(&w, g, &m, &v), nullptr).ok());
+  EXPECT_NEAR(m[0], 0.05f, 1e-7f);
+  EXPECT_NEAR(v[0], 0.0025f, 1e-8f);
+  EXPECT_NEAR(w[0], 0.9019419f, 2e-7f);
+  // t=2: m = 0.045 - 0.025 = 0.02, v = 0.002475 + 0.000625 = 0.0031, mhat = 0.02/0.19 = 0.105263,
+  //      vhat = 0.0031/0.0199 = 0.155779, dw = 0.0105263/sqrt(0.165779) = 0.0258530
+  //      -> w = 0.8760889.
+  g = {-0.25f};
+  ASSERT_TRUE(ApplyAdam(adam, 2, WholeTensor(&w, g, &m, &v), nullptr).ok());
+  EXPECT_NEAR(m[0], 0.02f, 1e-7f);
+  EXPECT_NEAR(v[0], 0.0031f, 1e-8f);
+  EXPECT_NEAR(w[0], 0.8760889f, 3e-7f);
+  // t=3: m = 0.018 + 0.01 = 0.028, v = 0.003069 + 0.0001 = 0.003169, mhat = 0.028/0.271 =
+  //      0.103321, vhat = 0.003169/0.029701 = 0.106697, dw = 0.0103321/sqrt(0.116697) =
+  //      0.0302454 -> w = 0.8458435.
+  g = {0.1f};
+  UpdateNorms norms;
+  ASSERT_TRUE(ApplyAdam(adam, 3, WholeTensor(&w, g, &m, &v), &norms).ok());
+  EXPECT_NEAR(w[0], 0.8458435f, 3e-7f);
+  EXPECT_NEAR(norms.weight_norm, 0.8760889f, 3e-7f);
+  EXPECT_NEAR(norms.update_norm, 0.0302454f, 3e-7f);
+}
+
+TEST(Adam, BiasCorrectionCountsStepsFromOne) {
+  const AdamSettings adam{0.1f, 0.9f, 0.99f, 0.01f};
+  const std::vector<float> g = {0.5f};
+  std::vector<float> w = {1.0f}, m = {0.0f}, v = {0.0f};
+  EXPECT_EQ(ApplyAdam(adam, 0, WholeTensor(&w, g, &m, &v), nullptr).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(w[0], 1.0f) << "a refused step must not change the weights";
+  // The same first moments with t = 2: mhat = 0.05/0.19, vhat = 0.0025/0.0199,
+  // dw = 0.1*0.263158/sqrt(0.125628+0.01) = 0.0714565 -> w = 0.9285435, unlike t = 1 above.
+  ASSERT_TRUE(ApplyAdam(adam, 2, WholeTensor(&w, g, &m, &v), nullptr).ok());
+  EXPECT_NEAR(w[0], 0.9285435f, 3e-7f);
+}
+
+TEST(BatchSemantics, SgdDividesTheSumByTheBatchButAdamDoesNot) {
+  TrainingOptions options;
+  options.learning_rate = 0.1f;
+  options.beta2 = 0.99f;
+  options.epsilon = 0.01f;
+  const std::vector<float> sum = {0.5f};  // e.g. four samples whose gradients add up to 0.5
+  auto update_with_batch = [&](OptimizerKind kind, uint32_t batch) {
+    options.optimizer = kind;
+    options.batch_size = batch;
+    std::vector<float> w = {1.0f}, m = {0.0f}, v = {0.0f};
+    EXPECT_TRUE(ApplyOptimizer(options, 1, WholeTensor(&w, sum, &m, &v), nullptr).ok());
+    return 1.0f - w[0];
+  };
+  // SGD: 0.1 * 0.5 / 1 = 0.05 and 0.1 * 0.5 / 4 = 0.0125.
+  EXPECT_NEAR(update_with_batch(OptimizerKind::kSgd, 1), 0.05f, 1e-7f);
+  EXPECT_NEAR(update_with_batch(OptimizerKind::kSgd, 4), 0.0125f, 1e-7f);
+  // Adam sees the same sum whatever the batch size: 0.0980581 both times (first test above).
+  EXPECT_NEAR(update_with_batch(OptimizerKind::kAdam, 1), 0.0980581f, 3e-7f);
+  EXPECT_NEAR(update_with_batch(OptimizerKind::kAdam, 4), 0.0980581f, 3e-7f);
+}
+
+// Rows of a 4-row tensor a half rank trains: UP_1_2_PART [0, 2), LOWER_1_2_PART [2, 4).
+struct RowSpan {
+  const char* name;
+  size_t first;
+  size_t count;
+};
+
+class HalfRankUpdate : public ::testing::TestWithParam<RowSpan> {};
+
+TEST_P(HalfRankUpdate, OnlyTheChosenRowsChangeWithCompactGradientAndState) {
+  // 4 x 2 weights; the half rank trains 2 rows with a compact 2 x 2 gradient.
+  const std::vector<float> original = {1, 2, 3, 4, 5, 6, 7, 8};
+  const RowSpan rows = GetParam();
+  const std::vector<float> g = {1.0f, 2.0f, 3.0f, 4.0f};
+  for (OptimizerKind kind : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+    std::vector<float> w = original, m(4, 0.0f), v(4, 0.0f);
+    ParameterSlice p{w.data(), 8, 2, rows.first, rows.count, g.data(), m.data(), v.data()};
+    TrainingOptions options;
+    options.optimizer = kind;
+    options.learning_rate = 0.5f;
+    ASSERT_TRUE(ApplyOptimizer(options, 1, p, nullptr).ok());
+    for (size_t row = 0; row < 4; ++row) {
+      const bool trained = row >= rows.first && row < rows.first + rows.count;
+      for (size_t col = 0; col < 2; ++col) {
+        const size_t i = row * 2 + col;
+        if (trained) {
+          EXPECT_LT(w[i], original[i]) << OptimizerName(kind) << " row " << row;
+        } else {
+          EXPECT_EQ(w[i], original[i]) << OptimizerName(kind) << " row " << row;
+        }
+      }
+    }
+    if (kind == OptimizerKind::kSgd) {
+      // Row rows.first, column 1 takes compact gradient element 1: 2 - 0.5 * 2 / 1 = 1 less.
+      EXPECT_FLOAT_EQ(w[rows.first * 2 + 1], original[rows.first * 2 + 1] - 1.0f);
+    } else {
+      // Compact state: m = (1 - 0.9) * g at compact index i.
+      for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(m[i], 0.1f * g[i], 1e-6f);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(UpperAndLower, HalfRankUpdate,
+                         ::testing::Values(RowSpan{"upper", 0, 2}, RowSpan{"lower", 2, 2}),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST(UpdateRatio, IsUpdateNormOverWeightNormAndZeroForZeroWeights) {
+  const UpdateRatioEvent event = MakeUpdateRatioEvent(7, 3, UpdateNorms{0.5f, 2.0f});
+  EXPECT_EQ(event.optimizer_step, 7u);
+  EXPECT_EQ(event.tensor, 3);
+  EXPECT_FLOAT_EQ(event.ratio, 0.25f);
+  EXPECT_EQ(MakeUpdateRatioEvent(1, 0, UpdateNorms{0.5f, 0.0f}).ratio, 0.0f);
+}
+
+TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {
+  std::vector<float> w = {1, 2, 3, 4};
+  const std::vector<float> g = {1, 1};
+  ParameterSlice rows_past_end{w.data(), 4, 2, 1, 2, g.data(), nullptr, nullptr};
+  EXPECT_EQ(ApplySgd(SgdSettings{}, 1, rows_past_end, nullptr).code(),
+            StatusCode::kInvalidArgument);
+  ParameterSlice uneven_rows{w.data(), 4, 3, 0, 1, g.data(), nullptr, nullptr};
+  EXPECT_EQ(ApplySgd(SgdSettings{}, 1, uneven_rows, nullptr).code(), StatusCode::kInvalidArgument);
+  ParameterSlice fine{w.data(), 4, 2, 0, 1, g.data(), nullptr, nullptr};
+  EXPECT_EQ(ApplySgd(SgdSettings{}, 0, fine, nullptr).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ApplyAdam(AdamSettings{}, 1, fine, nullptr).code(), StatusCode::kInvalidArgument)
+      << "Adam without m/v storage";
+  std::vector<float> m(2), v(2);
+  ParameterSlice with_state{w.data(), 4, 2, 0, 1, g.data(), m.data(), v.data()};
+  EXPECT_EQ(ApplyAdam(AdamSettings{0.1f, 1.0f, 0.9f, 1e-7f}, 1, with_state, nullptr).code(),
+            StatusCode::kInvalidArgument)
+      << "beta1 = 1 makes the bias correction divide by zero";
+  EXPECT_EQ(w, (std::vector<float>{1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace trainscope

@@ -1,13 +1,165 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <cstdio>
+#include "app/cli/cli_util.h"
 
-#include "app/cli/commands.h"
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "engine/plan/train_config_file.h"
 
 namespace trainscope::cli {
 
 int Fail(const QString& message, int status) {
   std::fprintf(stderr, "error: %s\n", qPrintable(message));
   return status;
+}
+
+int Fail(const Status& status) {
+  const int exit_status = status.code() == StatusCode::kInvalidArgument ? 2 : 1;
+  return Fail(QString::fromUtf8(status.message()), exit_status);
+}
+
+int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments) {
+  parser->addHelpOption();
+  if (!parser->parse(arguments)) return Fail(parser->errorText(), 2);
+  if (parser->isSet(QStringLiteral("help"))) {
+    std::fputs(qPrintable(parser->helpText()), stdout);
+    return 0;
+  }
+  return -1;
+}
+
+Status ReadSamples(const QString& path, size_t elements, const QString& what,
+                   std::vector<float>* values, uint32_t* samples) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    return Status::Error(StatusCode::kIoError, "cannot open %s file '%s': %s",
+                         qPrintable(what), qPrintable(path), qPrintable(file.errorString()));
+  }
+  const QByteArray bytes = file.readAll();
+  const size_t sample_bytes = elements * sizeof(float);
+  if (bytes.isEmpty() || sample_bytes == 0 || static_cast<size_t>(bytes.size()) % sample_bytes != 0) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "%s file '%s' has %lld bytes; it must hold whole samples of %zu float32 "
+                         "(%zu bytes each)",
+                         qPrintable(what), qPrintable(path), static_cast<long long>(bytes.size()),
+                         elements, sample_bytes);
+  }
+  values->resize(static_cast<size_t>(bytes.size()) / sizeof(float));
+  std::memcpy(values->data(), bytes.constData(), static_cast<size_t>(bytes.size()));
+  for (size_t i = 0; i < values->size(); ++i) {
+    if (!std::isfinite((*values)[i])) {
+      return Status::Error(StatusCode::kNumericError,
+                           "%s file '%s': value %zu (sample %zu, element %zu) is %f",
+                           qPrintable(what), qPrintable(path), i, i / elements, i % elements,
+                           static_cast<double>((*values)[i]));
+    }
+  }
+  *samples = static_cast<uint32_t>(values->size() / elements);
+  return Status::Ok();
+}
+
+Status WriteFileAtomically(const QString& path, const char* data, size_t size) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) ||
+      file.write(data, static_cast<qint64>(size)) != static_cast<qint64>(size) || !file.commit()) {
+    return Status::Error(StatusCode::kIoError, "cannot write '%s': %s", qPrintable(path),
+                         qPrintable(file.errorString()));
+  }
+  return Status::Ok();
+}
+
+void AddTrainabilityOptions(QCommandLineParser* parser) {
+  parser->addOption({QStringLiteral("train-layers"),
+                     QStringLiteral("Train the last N operators (0 = all, onert-micro's "
+                                    "num_of_train_layers)."),
+                     QStringLiteral("N")});
+  parser->addOption({QStringLiteral("train-config"),
+                     QStringLiteral("onert-micro train-config file (op indices and ranks); "
+                                    "overrides --train-layers."),
+                     QStringLiteral("FILE")});
+}
+
+Status ParseTrainability(const QCommandLineParser& parser, const Subgraph& subgraph,
+                         TrainabilityConfig* config) {
+  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("train-layers"), 0, &config->num_train_layers));
+  if (parser.isSet(QStringLiteral("train-config"))) {
+    const QString path = parser.value(QStringLiteral("train-config"));
+    Status status = ReadTrainConfigFile(path.toStdString(), subgraph.operators.size(),
+                                        &config->op_ranks);
+    if (!status.ok()) return status;
+  }
+  return ValidateTrainabilityConfig(subgraph, *config);
+}
+
+void AddOptimizerOption(QCommandLineParser* parser) {
+  parser->addOption({QStringLiteral("optimizer"), QStringLiteral("sgd or adam (default sgd)."),
+                     QStringLiteral("NAME"), QStringLiteral("sgd")});
+}
+
+Status ParseOptimizer(const QString& text, OptimizerKind* kind) {
+  for (OptimizerKind candidate : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+    if (text == QLatin1String(OptimizerName(candidate))) {
+      *kind = candidate;
+      return Status::Ok();
+    }
+  }
+  return Status::Error(StatusCode::kInvalidArgument, "--optimizer '%s': expected sgd or adam",
+                       qPrintable(text));
+}
+
+Status ParseLoss(const QString& text, LossKind* kind) {
+  for (LossKind candidate : {LossKind::kMse, LossKind::kCrossEntropy, LossKind::kSparseCrossEntropy,
+                             LossKind::kMae, LossKind::kBinaryCrossEntropy}) {
+    if (text == QLatin1String(LossName(candidate))) {
+      *kind = candidate;
+      return Status::Ok();
+    }
+  }
+  return Status::Error(StatusCode::kInvalidArgument,
+                       "--loss '%s': expected mse, ce, sparse-ce, mae or bce", qPrintable(text));
+}
+
+Status ParseMetric(const QString& text, MetricKind* kind) {
+  for (MetricKind candidate : {MetricKind::kMse, MetricKind::kMae, MetricKind::kCrossEntropy,
+                               MetricKind::kAccuracy, MetricKind::kSparseCrossEntropyAccuracy}) {
+    if (text == QLatin1String(MetricName(candidate))) {
+      *kind = candidate;
+      return Status::Ok();
+    }
+  }
+  return Status::Error(StatusCode::kInvalidArgument,
+                       "--metric '%s': expected mse, mae, ce, accuracy or sparse-accuracy",
+                       qPrintable(text));
+}
+
+Status ParseUnsigned(const QCommandLineParser& parser, const QString& option, uint32_t minimum,
+                     uint32_t* value) {
+  if (!parser.isSet(option)) return Status::Ok();
+  bool ok = false;
+  const uint parsed = parser.value(option).toUInt(&ok);
+  if (!ok || parsed < minimum) {
+    return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a whole number >= %u",
+                         qPrintable(option), qPrintable(parser.value(option)), minimum);
+  }
+  *value = parsed;
+  return Status::Ok();
+}
+
+Status ParseFloat(const QCommandLineParser& parser, const QString& option, float* value) {
+  if (!parser.isSet(option)) return Status::Ok();
+  bool ok = false;
+  const float parsed = parser.value(option).toFloat(&ok);
+  if (!ok || !std::isfinite(parsed) || parsed < 0.0f) {
+    return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a number >= 0",
+                         qPrintable(option), qPrintable(parser.value(option)));
+  }
+  *value = parsed;
+  return Status::Ok();
 }
 
 }  // namespace trainscope::cli

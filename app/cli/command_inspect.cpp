@@ -9,6 +9,7 @@
 
 #include <cstdio>
 
+#include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 #include "engine/model/model.h"
 
@@ -134,20 +135,15 @@ void PrintText(const QString& path, const Model& model) {
 int RunInspect(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Summarise a .circle or .tflite model."));
-  parser.addHelpOption();
   parser.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
   parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("the .circle or .tflite file"));
-  if (!parser.parse(arguments)) return Fail(parser.errorText(), 2);
-  if (parser.isSet(QStringLiteral("help"))) {
-    std::fputs(qPrintable(parser.helpText()), stdout);
-    return 0;
-  }
+  if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   const QStringList positional = parser.positionalArguments();
   if (positional.size() != 1) return Fail(QStringLiteral("inspect takes exactly one MODEL file"), 2);
 
   Model model;
   Status status = ReadModelFile(positional.first().toStdString(), &model);
-  if (!status.ok()) return Fail(QString::fromUtf8(status.message()));
+  if (!status.ok()) return Fail(status);
 
   if (parser.isSet(QStringLiteral("json"))) {
     const Graph& graph = model.graph();

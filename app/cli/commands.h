@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// trainscope-cli subcommands. Each takes the arguments after its name (argv[0] is the
-// subcommand) and returns the process exit status; errors are printed to stderr as
-// "error: <what> (<where>)" and give a non-zero status.
+// trainscope-cli subcommands. Each takes the arguments after the program name (arguments[0] is
+// the subcommand) and returns the process exit status: 0 on success, 1 on failure, 2 for usage
+// errors; every failure prints "error: <what and where>" to stderr.
 #pragma once
 
 #include <QStringList>
@@ -10,9 +10,8 @@
 namespace trainscope::cli {
 
 int RunInspect(const QStringList& arguments);
-
-// Prints "error: <message>" to stderr and returns the exit status for failures (2 for usage
-// errors, 1 for everything else).
-int Fail(const QString& message, int status = 1);
+int RunRun(const QStringList& arguments);
+int RunMemory(const QStringList& arguments);
+int RunTrain(const QStringList& arguments);
 
 }  // namespace trainscope::cli

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "app/cli/cli_util.h"
 #include "app/cli/commands.h"
 
 namespace {
@@ -14,7 +15,11 @@ constexpr char kUsage[] =
     "usage: trainscope-cli <command> [options]\n"
     "\n"
     "commands:\n"
-    "  inspect MODEL [--json]     summary of a .circle or .tflite model\n"
+    "  inspect MODEL [--json]                    summary of a .circle or .tflite model\n"
+    "  run MODEL --input F... --output F...      forward passes on raw float32 files\n"
+    "  memory MODEL [--train-layers N|--train-config F|--inference] [--json]\n"
+    "                                            memory of one train step, per tick\n"
+    "  train MODEL --input F --target F [...]    train with onert-micro semantics\n"
     "\n"
     "trainscope-cli <command> --help shows the options of a command.\n";
 
@@ -37,6 +42,9 @@ int main(int argc, char* argv[]) {
   }
   const QString command = arguments.first();
   if (command == QLatin1String("inspect")) return trainscope::cli::RunInspect(arguments);
+  if (command == QLatin1String("run")) return trainscope::cli::RunRun(arguments);
+  if (command == QLatin1String("memory")) return trainscope::cli::RunMemory(arguments);
+  if (command == QLatin1String("train")) return trainscope::cli::RunTrain(arguments);
   return trainscope::cli::Fail(QStringLiteral("unknown command '%1' (see trainscope-cli --help)")
                                    .arg(command),
                                2);

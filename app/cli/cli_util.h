@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Helpers shared by the trainscope-cli commands: error output, option parsing for trainability
+// and training knobs, raw float32 data files (onert-micro's driver convention: little-endian,
+// sample-major, no header) and atomic file writes.
+#pragma once
+
+#include <QCommandLineParser>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/core/training_options.h"
+#include "engine/model/model.h"
+#include "engine/plan/trainability.h"
+
+namespace trainscope::cli {
+
+// Prints "error: <message>" to stderr; returns `status` (1 failure, 2 usage).
+int Fail(const QString& message, int status = 1);
+int Fail(const Status& status);
+
+// Parses `arguments`, handles --help; returns -1 to continue, or an exit status.
+int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments);
+
+// Reads a raw float32 file whose size must be a whole number of `elements`-float samples.
+// `what` names the file's role in messages ("input 0 'image'").
+Status ReadSamples(const QString& path, size_t elements, const QString& what,
+                   std::vector<float>* values, uint32_t* samples);
+
+// Writes through a temporary file renamed into place, so a failure never leaves half a file.
+Status WriteFileAtomically(const QString& path, const char* data, size_t size);
+
+// --train-layers N | --train-config FILE (a FILE overrides N, as onert-micro does).
+void AddTrainabilityOptions(QCommandLineParser* parser);
+Status ParseTrainability(const QCommandLineParser& parser, const Subgraph& subgraph,
+                         TrainabilityConfig* config);
+
+void AddOptimizerOption(QCommandLineParser* parser);
+Status ParseOptimizer(const QString& text, OptimizerKind* kind);
+Status ParseLoss(const QString& text, LossKind* kind);
+Status ParseMetric(const QString& text, MetricKind* kind);
+Status ParseUnsigned(const QCommandLineParser& parser, const QString& option, uint32_t minimum,
+                     uint32_t* value);
+Status ParseFloat(const QCommandLineParser& parser, const QString& option, float* value);
+
+}  // namespace trainscope::cli

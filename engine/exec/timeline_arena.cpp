@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/exec/timeline_arena.h"
+
+#include <cstring>
+
+#include "engine/memory/greedy_arena_planner.h"
+#include "engine/memory/planned_arena.h"
+
+namespace trainscope {
+
+Status TimelineArena::Plan(const MemoryTimeline& timeline) {
+  timeline_ = &timeline;
+  GreedyArenaPlanner planner;
+  for (const TimelineBuffer& buffer : timeline.buffers) {
+    TS_RETURN_IF_ERROR(planner.AddBuffer(buffer.bytes, buffer.first_tick, buffer.last_tick));
+  }
+  TS_RETURN_IF_ERROR(planner.Plan());
+  arena_bytes_ = planner.arena_bytes();
+  lower_bound_bytes_ = planner.lower_bound_bytes();
+  storage_.assign(arena_bytes_ + ArenaPlanner::kAlignment, 0);
+  const size_t misalignment =
+      reinterpret_cast<uintptr_t>(storage_.data()) % ArenaPlanner::kAlignment;
+  base_ = storage_.data() + (misalignment == 0 ? 0 : ArenaPlanner::kAlignment - misalignment);
+  PlannedArena placed;
+  TS_RETURN_IF_ERROR(
+      placed.Bind(planner, base_, storage_.size() - static_cast<size_t>(base_ - storage_.data())));
+  buffer_data_.resize(timeline.buffers.size());
+  alloc_at_.assign(timeline.ticks.size(), {});
+  free_at_.assign(timeline.ticks.size(), {});
+  for (uint32_t b = 0; b < timeline.buffers.size(); ++b) {
+    buffer_data_[b] = placed.data(b);
+    const TimelineBuffer& buffer = timeline.buffers[b];
+    if (buffer.persistent || buffer.last_tick >= timeline.ticks.size()) continue;
+    alloc_at_[buffer.first_tick].push_back(b);
+    free_at_[buffer.last_tick].push_back(b);
+  }
+  return Status::Ok();
+}
+
+void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
+                         TrainingObserver* observer) const {
+  for (uint32_t b : allocate ? alloc_at_[tick] : free_at_[tick]) {
+    const TimelineBuffer& buffer = timeline_->buffers[b];
+    uint8_t* data = allocate ? buffer_data_[b] : nullptr;
+    if (allocate && buffer.storage != BufferStorage::kForward) std::memset(data, 0, buffer.bytes);
+    switch (buffer.storage) {
+      case BufferStorage::kForward:
+        views->values[buffer.tensor] = data;
+        break;
+      case BufferStorage::kBackward:
+        views->gradients[buffer.tensor] = reinterpret_cast<float*>(data);
+        break;
+      case BufferStorage::kKernel:
+        views->scratch[buffer.op_index] = reinterpret_cast<float*>(data);
+        break;
+      case BufferStorage::kOptimizer:
+        break;
+    }
+    if (observer != nullptr) {
+      const Tick& at = timeline_->ticks[tick];
+      MemoryEvent event;
+      event.tick = tick;
+      event.phase = at.phase();
+      event.step = at.step;
+      event.tensor = buffer.tensor;
+      event.category = buffer.category;
+      event.bytes = buffer.bytes;
+      event.offset = offset(b);
+      event.alloc = allocate;
+      observer->OnMemory(event);
+    }
+  }
+}
+
+}  // namespace trainscope

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/exec/trainer.h"
+
+#include <chrono>
+#include <cstring>
+
+#include "engine/kernels/kernel.h"
+#include "engine/memory/heap_accounting.h"
+#include "engine/train/gradient_stats.h"
+#include "engine/train/losses.h"
+#include "engine/train/metrics.h"
+#include "engine/train/optimizers.h"
+
+namespace trainscope {
+namespace {
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// The arena holds what TrainScope's kernels use as scratch (not onert-micro's temporaries).
+uint64_t KernelScratchBytes(const Subgraph& subgraph, uint32_t op_index,
+                            const OpTrainability& trainability) {
+  if (!trainability.in_backward_range) return 0;
+  return BackwardScratchFloats(subgraph, subgraph.operators[op_index]) * sizeof(float);
+}
+
+std::string TensorLabel(const Subgraph& subgraph, int32_t tensor) {
+  return "tensor " + std::to_string(tensor) + " '" + subgraph.tensors[tensor].name + "'";
+}
+
+int32_t FindTick(const MemoryTimeline& timeline, TickKind kind, uint32_t sample, int32_t op) {
+  for (size_t t = 0; t < timeline.ticks.size(); ++t) {
+    const Tick& tick = timeline.ticks[t];
+    if (tick.kind == kind && tick.sample == sample && tick.op_index == op) {
+      return static_cast<int32_t>(t);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+Status Trainer::Init(Model* model, const TrainingOptions& options,
+                     const TrainabilityConfig& config) {
+  model_ = model;
+  subgraph_ = &model->graph().main();
+  options_ = options;
+  warnings_.clear();
+  const Subgraph& sg = *subgraph_;
+  if (options.batch_size == 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "batch size must be at least 1");
+  }
+  TS_RETURN_IF_ERROR(CheckRunnable(sg));
+  TS_RETURN_IF_ERROR(ValidateTrainabilityConfig(sg, config));
+  if (sg.outputs.empty()) {
+    return Status::Error(StatusCode::kInvalidModel, "the model has no graph output to train");
+  }
+  selection_ = SelectBackwardRange(sg, config);
+  for (uint32_t k = selection_.first_op; k < sg.operators.size(); ++k) {
+    const OpRegistration* registration = FindRegistration(sg.operators[k].opcode);
+    if (registration == nullptr || registration->backward == nullptr) {
+      return Status::Error(StatusCode::kUnsupported,
+                           "operator %u (%s) has no backward kernel; train only the operators "
+                           "after it (for example --train-layers %zu)",
+                           k, OpcodeName(sg.operators[k].opcode), sg.operators.size() - k - 1);
+    }
+  }
+  parameters_ = ListParameterGradients(sg, selection_);
+
+  TimelineOptions timeline_options;
+  timeline_options.optimizer = options.optimizer;
+  timeline_options.batch_size = options.batch_size;
+  timeline_options.backward_temporary_bytes = KernelScratchBytes;
+  TS_RETURN_IF_ERROR(BuildTrainingTimeline(sg, selection_, timeline_options, &timeline_));
+  warnings_ = timeline_.warnings;
+  TS_RETURN_IF_ERROR(ExtendForwardLifetimes());
+  WidenCompactGradients();
+  TS_RETURN_IF_ERROR(arena_.Plan(timeline_));
+  memory_.arena_bytes = arena_.arena_bytes();
+  memory_.lower_bound_bytes = arena_.lower_bound_bytes();
+
+  HeapAccounting heap;
+  for (const TimelineBuffer& buffer : timeline_.buffers) {
+    TS_RETURN_IF_ERROR(heap.AddBuffer(buffer.bytes, buffer.first_tick, buffer.last_tick));
+  }
+  TS_RETURN_IF_ERROR(heap.Plan());
+  memory_.heap_peak_bytes = heap.peak_bytes();
+  heap_live_.resize(timeline_.ticks.size());
+  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) heap_live_[t] = heap.current_bytes(t);
+
+  constants_.Load(*model, sg);
+  TS_RETURN_IF_ERROR(interpreter_.Init(*model, &constants_));
+  views_.values.assign(sg.tensors.size(), nullptr);
+  views_.gradients.assign(sg.tensors.size(), nullptr);
+  views_.scratch.assign(sg.operators.size(), nullptr);
+  for (size_t t = 0; t < sg.tensors.size(); ++t) {
+    if (sg.tensors[t].constant) views_.values[t] = constants_.data(static_cast<int32_t>(t));
+  }
+  for (const ParameterGradient& p : parameters_) {
+    if (sg.tensors[p.tensor].shared_buffer) {
+      warnings_.push_back(TensorLabel(sg, p.tensor) +
+                          " shares its buffer with another constant; "
+                          "TrainScope trains its own copy");
+    }
+  }
+  optimizer_step_ = 0;
+  epoch_ = 0;
+  return Status::Ok();
+}
+
+// onert-micro keeps exactly what its own kernels read for backward; TrainScope's kernels cover
+// more ops (and fused activations), so a value they read is kept until its backward step.
+Status Trainer::ExtendForwardLifetimes() {
+  const Subgraph& sg = *subgraph_;
+  for (uint32_t k = selection_.first_op; k < sg.operators.size(); ++k) {
+    const Operator& op = sg.operators[k];
+    const BackwardNeeds needs = BackwardNeedsOf(op);
+    std::vector<int32_t> read;
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      if (NeedsInput(needs, i) && op.inputs[i] >= 0 && !sg.tensors[op.inputs[i]].constant) {
+        read.push_back(op.inputs[i]);
+      }
+    }
+    if (needs.output && !op.outputs.empty()) read.push_back(op.outputs[0]);
+    for (uint32_t sample = 0; sample < timeline_.modelled_samples; ++sample) {
+      const int32_t tick =
+          FindTick(timeline_, TickKind::kBackwardStep, sample, static_cast<int32_t>(k));
+      if (tick < 0) continue;
+      for (int32_t tensor : read) {
+        const int32_t id = timeline_.Find(BufferStorage::kForward, tensor, sample);
+        if (id < 0) {
+          return Status::Error(StatusCode::kUnsupported,
+                               "operator %u (%s): backward needs %s, which no plan keeps", k,
+                               OpcodeName(op.opcode), TensorLabel(sg, tensor).c_str());
+        }
+        TimelineBuffer& buffer = timeline_.buffers[id];
+        if (buffer.last_tick >= static_cast<uint32_t>(tick)) continue;
+        buffer.last_tick = static_cast<uint32_t>(tick);
+        buffer.category = MemoryCategory::kActivationKept;
+        if (sample == 0) {
+          warnings_.push_back("operator " + std::to_string(k) + " (" + OpcodeName(op.opcode) +
+                              "): backward reads " + TensorLabel(sg, tensor) +
+                              ", which onert-micro frees after the forward pass; kept");
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+// onert-micro sizes a half-rank gradient as floor(d0/2) rows for both halves; the lower half of
+// an odd d0 has one row more, and TrainScope computes all of its rows.
+void Trainer::WidenCompactGradients() {
+  for (const ParameterGradient& p : parameters_) {
+    const uint64_t needed = p.trained_bytes();
+    for (TimelineBuffer& buffer : timeline_.buffers) {
+      if (buffer.tensor != p.tensor || buffer.bytes >= needed) continue;
+      if (buffer.storage != BufferStorage::kBackward &&
+          buffer.storage != BufferStorage::kOptimizer) {
+        continue;
+      }
+      if (buffer.sample == 0 && buffer.storage == BufferStorage::kBackward) {
+        warnings_.push_back(TensorLabel(*subgraph_, p.tensor) + ": onert-micro allocates " +
+                            std::to_string(buffer.bytes) + " gradient bytes for " +
+                            std::to_string(needed) + " bytes of trained rows");
+      }
+      buffer.bytes = needed;
+    }
+  }
+}
+
+Status Trainer::CheckData(const DataSet& data) const {
+  const Subgraph& sg = *subgraph_;
+  if (data.inputs.size() != sg.inputs.size()) {
+    return Status::Error(StatusCode::kInvalidArgument, "the model has %zu inputs, the data %zu",
+                         sg.inputs.size(), data.inputs.size());
+  }
+  for (size_t i = 0; i < sg.inputs.size(); ++i) {
+    const size_t per_sample = sg.tensors[sg.inputs[i]].element_count();
+    if (data.inputs[i].size() < per_sample * data.sample_count) {
+      return Status::Error(
+          StatusCode::kInvalidArgument, "input %zu holds %zu floats; %u samples need %zu", i,
+          data.inputs[i].size(), data.sample_count, per_sample * data.sample_count);
+    }
+  }
+  const size_t per_target =
+      TargetElementCount(options_.loss, sg.tensors[sg.outputs[0]].element_count());
+  if (data.targets.size() < per_target * data.sample_count) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "targets hold %zu floats; %u samples need %zu (%zu per sample)",
+                         data.targets.size(), data.sample_count, per_target * data.sample_count,
+                         per_target);
+  }
+  return Status::Ok();
+}
+
+Status Trainer::RunBackwardStep(const Tick& tick) {
+  const Subgraph& sg = *subgraph_;
+  const uint32_t k = static_cast<uint32_t>(tick.op_index);
+  const Operator& op = sg.operators[k];
+  const OpTrainability& trainability = selection_.ops[k];
+  BackwardStepEvent event;
+  event.step = tick.step;
+  event.op_index = k;
+  event.opcode = op.opcode;
+  event.trainable = trainability.has_parameter_gradients;
+  event.rank = trainability.rank;
+  event.is_last_layer = trainability.is_last_layer;
+  if (gate_ != nullptr) gate_->BeforeBackwardStep(event);
+  if (observer_ != nullptr) observer_->OnBackwardStep(event);
+  const uint64_t start = observer_ != nullptr ? NowNs() : 0;
+  BackwardIo io;
+  io.subgraph = &sg;
+  io.op = &op;
+  io.op_index = k;
+  io.tensor_data = views_.values.data();
+  io.gradients = views_.gradients.data();
+  io.is_last_layer = trainability.is_last_layer;
+  io.trainable = trainability.has_parameter_gradients;
+  io.rank = trainability.rank;
+  io.scratch = views_.scratch[k];
+  Status status = FindRegistration(op.opcode)->backward(io);
+  if (!status.ok()) return status.Prepend("backward step " + std::to_string(tick.step));
+  if (observer_ == nullptr) return Status::Ok();
+  event.begin = false;
+  event.duration_ns = NowNs() - start;
+  observer_->OnBackwardStep(event);
+  for (const ParameterGradient& p : parameters_) {
+    if (p.op_index != k || views_.gradients[p.tensor] == nullptr) continue;
+    GradientStatsEvent stats =
+        ComputeGradientStats(views_.gradients[p.tensor], p.trained_bytes() / sizeof(float));
+    stats.optimizer_step = optimizer_step_;
+    stats.op_index = k;
+    stats.tensor = p.tensor;
+    observer_->OnGradientStats(stats);
+  }
+  return Status::Ok();
+}
+
+Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float* loss) {
+  const Subgraph& sg = *subgraph_;
+  const Tick& tick = timeline_.ticks[t];
+  switch (tick.kind) {
+    case TickKind::kForwardOp: {
+      const uint32_t k = static_cast<uint32_t>(tick.op_index);
+      if (k == 0) {
+        for (size_t i = 0; i < sg.inputs.size(); ++i) {
+          const size_t count = sg.tensors[sg.inputs[i]].element_count();
+          std::memcpy(views_.values[sg.inputs[i]], data.inputs[i].data() + count * sample,
+                      count * sizeof(float));
+        }
+      }
+      const Operator& op = sg.operators[k];
+      const uint64_t start = observer_ != nullptr ? NowNs() : 0;
+      TS_RETURN_IF_ERROR(FindRegistration(op.opcode)->eval({&sg, &op, k, views_.values.data()}));
+      if (observer_ != nullptr) observer_->OnForwardOp({k, op.opcode, NowNs() - start});
+      return Status::Ok();
+    }
+    case TickKind::kLossGradient: {
+      const int32_t output = sg.outputs[0];
+      const size_t count = sg.tensors[output].element_count();
+      const size_t per_target = TargetElementCount(options_.loss, count);
+      Status status = ComputeLoss(options_.loss, static_cast<const float*>(views_.values[output]),
+                                  data.targets.data() + per_target * sample, count, loss,
+                                  views_.gradients[output]);
+      if (!status.ok()) return status.Prepend("sample " + std::to_string(sample));
+      if (observer_ != nullptr) observer_->OnLoss({optimizer_step_, sample, *loss});
+      return Status::Ok();
+    }
+    case TickKind::kBackwardStep:
+      return RunBackwardStep(tick);
+    case TickKind::kOptimizerStep:
+      break;
+  }
+  return Status::Ok();
+}
+
+// A later sample's weight gradients join the batch sum held in sample 0's buffers, as
+// onert-micro's optimizers accumulate them.
+void Trainer::AddLaterSampleGradients() {
+  for (const ParameterGradient& p : parameters_) {
+    const int32_t mine = timeline_.Find(BufferStorage::kBackward, p.tensor, 1);
+    const int32_t sum = timeline_.Find(BufferStorage::kBackward, p.tensor, 0);
+    if (mine < 0 || sum < 0) continue;
+    const float* from = reinterpret_cast<const float*>(arena_.data(static_cast<uint32_t>(mine)));
+    float* into = reinterpret_cast<float*>(arena_.data(static_cast<uint32_t>(sum)));
+    for (size_t e = 0; e < p.trained_bytes() / sizeof(float); ++e) into[e] += from[e];
+  }
+}
+
+Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss) {
+  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, sample, true});
+  int64_t last = -1;
+  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
+    const Tick& tick = timeline_.ticks[t];
+    if (tick.sample == slot && tick.kind != TickKind::kOptimizerStep) last = t;
+  }
+  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
+    const Tick& tick = timeline_.ticks[t];
+    if (tick.sample != slot || tick.kind == TickKind::kOptimizerStep) continue;
+    arena_.Bind(t, true, &views_, observer_);
+    TS_RETURN_IF_ERROR(RunTick(t, data, sample, loss));
+    if (t == last && slot == 1) AddLaterSampleGradients();
+    if (observer_ != nullptr) {
+      observer_->OnMemorySummary(
+          {t, tick.phase(), tick.step, heap_live_[t], memory_.heap_peak_bytes});
+    }
+    arena_.Bind(t, false, &views_, observer_);
+  }
+  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, sample, false});
+  return Status::Ok();
+}
+
+// Adam's m and v are the first and second optimizer buffers of a tensor.
+int32_t Trainer::OptimizerState(int32_t tensor, int which) const {
+  int seen = 0;
+  for (uint32_t b = 0; b < timeline_.buffers.size(); ++b) {
+    const TimelineBuffer& buffer = timeline_.buffers[b];
+    if (buffer.storage != BufferStorage::kOptimizer || buffer.tensor != tensor) continue;
+    if (seen++ == which) return static_cast<int32_t>(b);
+  }
+  return -1;
+}
+
+Status Trainer::RunOptimizer() {
+  const Subgraph& sg = *subgraph_;
+  const uint32_t t = static_cast<uint32_t>(timeline_.ticks.size() - 1);
+  arena_.Bind(t, true, &views_, observer_);
+  for (const ParameterGradient& p : parameters_) {
+    const int32_t gradient = timeline_.Find(BufferStorage::kBackward, p.tensor, 0);
+    if (gradient < 0) continue;
+    ParameterSlice slice;
+    slice.weights = constants_.floats(p.tensor);
+    slice.element_count = sg.tensors[p.tensor].element_count();
+    slice.row_elements = p.rows > 0 ? slice.element_count / p.rows : slice.element_count;
+    slice.first_row = p.row_begin;
+    slice.row_count = p.row_end - p.row_begin;
+    slice.gradient = reinterpret_cast<const float*>(arena_.data(static_cast<uint32_t>(gradient)));
+    slice.adam_m = adam_m(p.tensor);
+    slice.adam_v = adam_v(p.tensor);
+    UpdateNorms norms;
+    Status status = ApplyOptimizer(options_, optimizer_step_, slice, &norms);
+    if (!status.ok()) return status.Prepend(TensorLabel(sg, p.tensor));
+    if (observer_ != nullptr) {
+      observer_->OnUpdateRatio(MakeUpdateRatioEvent(optimizer_step_, p.tensor, norms));
+    }
+  }
+  if (observer_ != nullptr) {
+    observer_->OnMemorySummary({t, Phase::kOptimizer, 0, heap_live_[t], memory_.heap_peak_bytes});
+  }
+  arena_.Bind(t, false, &views_, observer_);
+  return Status::Ok();
+}
+
+Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mean_loss) {
+  TS_RETURN_IF_ERROR(CheckData(data));
+  if (first_sample + options_.batch_size > data.sample_count) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "a batch of %u from sample %u needs %u samples; the data has %u",
+                         options_.batch_size, first_sample, first_sample + options_.batch_size,
+                         data.sample_count);
+  }
+  ++optimizer_step_;
+  double loss_sum = 0.0;
+  for (uint32_t b = 0; b < options_.batch_size; ++b) {
+    float loss = 0.0f;
+    TS_RETURN_IF_ERROR(RunSample(data, first_sample + b, b == 0 ? 0 : 1, &loss));
+    loss_sum += loss;
+  }
+  TS_RETURN_IF_ERROR(RunOptimizer());
+  if (observer_ != nullptr) {
+    observer_->OnOptimizerStep({epoch_, optimizer_step_, options_.batch_size});
+  }
+  if (mean_loss != nullptr) *mean_loss = static_cast<float>(loss_sum / options_.batch_size);
+  return Status::Ok();
+}
+
+Status Trainer::TrainEpoch(const DataSet& data, float* mean_loss) {
+  const uint32_t steps = data.sample_count / options_.batch_size;
+  if (steps == 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "%u samples are fewer than one batch of %u",
+                         data.sample_count, options_.batch_size);
+  }
+  ++epoch_;
+  double sum = 0.0;
+  for (uint32_t s = 0; s < steps; ++s) {
+    float loss = 0.0f;
+    TS_RETURN_IF_ERROR(TrainStep(data, s * options_.batch_size, &loss));
+    sum += loss;
+  }
+  if (mean_loss != nullptr) *mean_loss = static_cast<float>(sum / steps);
+  return Status::Ok();
+}
+
+Status Trainer::Predict(const std::vector<const float*>& inputs,
+                        std::vector<std::vector<float>>* outputs) {
+  return interpreter_.Run(inputs, outputs);
+}
+
+Status Trainer::Evaluate(const DataSet& data, MetricKind metric, float* value) {
+  const Subgraph& sg = *subgraph_;
+  const size_t output_count = sg.tensors[sg.outputs[0]].element_count();
+  const size_t per_target = TargetElementCount(metric, output_count);
+  if (data.sample_count == 0 || data.targets.size() < per_target * data.sample_count ||
+      data.inputs.size() != sg.inputs.size()) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "evaluation data: %u samples, %zu target floats (%zu per sample)",
+                         data.sample_count, data.targets.size(), per_target);
+  }
+  double sum = 0.0;
+  std::vector<std::vector<float>> outputs;
+  for (uint32_t s = 0; s < data.sample_count; ++s) {
+    std::vector<const float*> inputs;
+    for (size_t i = 0; i < sg.inputs.size(); ++i) {
+      inputs.push_back(data.inputs[i].data() + sg.tensors[sg.inputs[i]].element_count() * s);
+    }
+    TS_RETURN_IF_ERROR(interpreter_.Run(inputs, &outputs));
+    float sample_value = 0.0f;
+    TS_RETURN_IF_ERROR(ComputeMetric(metric, outputs[0].data(),
+                                     data.targets.data() + per_target * s, output_count,
+                                     &sample_value));
+    sum += sample_value;
+  }
+  *value = static_cast<float>(sum / data.sample_count);
+  return Status::Ok();
+}
+
+float* Trainer::adam_m(int32_t tensor) {
+  const int32_t id = OptimizerState(tensor, 0);
+  return id < 0 ? nullptr : reinterpret_cast<float*>(arena_.data(static_cast<uint32_t>(id)));
+}
+
+float* Trainer::adam_v(int32_t tensor) {
+  const int32_t id = OptimizerState(tensor, 1);
+  return id < 0 ? nullptr : reinterpret_cast<float*>(arena_.data(static_cast<uint32_t>(id)));
+}
+
+Status Trainer::WriteWeightsToModel() {
+  std::vector<int32_t> tensors;
+  for (const ParameterGradient& p : parameters_) tensors.push_back(p.tensor);
+  constants_.WriteBack(tensors, *subgraph_, model_);
+  return Status::Ok();
+}
+
+}  // namespace trainscope

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Trainer: onert-micro's training step, with correct math, running in one planned arena.
+//
+// Init() selects the backward range (SelectBackwardRange), builds the memory timeline of one
+// train step from onert-micro's plans, places every buffer in an arena with the offline planner,
+// and copies the model's constants into aligned storage. TrainStep() then follows
+// OMTrainingRuntimeModule::trainSingleStep: per sample, forward over all ops, the loss gradient,
+// the backward loop over ops n-1 .. first_op (runBackward), weight gradients summed over the
+// batch; then one optimizer update. Every buffer lives at its planned offset, so the memory
+// numbers reported are the ones the engine really used.
+//
+// Where TrainScope's kernels read more forward values than onert-micro keeps (it keeps only what
+// its own kernels read), the timeline is extended and a warning recorded; warnings() lists them.
+//
+// Observation: with an observer attached the trainer emits the events of engine/core/events.h
+// (and computes gradient statistics for them); without one it skips that work entirely. A gate,
+// when set, is called before every backward step: the debugger blocks there to pause or
+// single-step between backward ops.
+//
+//   Trainer trainer;
+//   TS_RETURN_IF_ERROR(trainer.Init(&model, options, trainability));
+//   for (uint32_t epoch = 0; epoch < options.epochs; ++epoch)
+//     TS_RETURN_IF_ERROR(trainer.TrainEpoch(train_data, &mean_loss));
+//   TS_RETURN_IF_ERROR(trainer.WriteWeightsToModel());   // then save model.bytes()
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/events.h"
+#include "engine/core/status.h"
+#include "engine/core/training_options.h"
+#include "engine/memory/memory_timeline.h"
+#include "engine/model/model.h"
+#include "engine/plan/trainability.h"
+#include "engine/exec/constant_store.h"
+#include "engine/exec/interpreter.h"
+#include "engine/exec/timeline_arena.h"
+
+namespace trainscope {
+
+// Sample-major float data in onert-micro's driver layout: per graph input, sample_count x
+// input elements; targets: sample_count x TargetElementCount(loss, output elements).
+struct DataSet {
+  std::vector<std::vector<float>> inputs;
+  std::vector<float> targets;
+  uint32_t sample_count = 0;
+};
+
+class ExecutionGate {
+ public:
+  virtual ~ExecutionGate() = default;
+  // Called on the training thread before backward step `event.step` runs.
+  virtual void BeforeBackwardStep(const BackwardStepEvent& event) = 0;
+};
+
+struct MemorySummary {
+  uint64_t heap_peak_bytes = 0;    // one heap block per buffer (onert-micro accounting)
+  uint64_t arena_bytes = 0;        // the planned arena the trainer runs in
+  uint64_t lower_bound_bytes = 0;  // most bytes live at any tick
+};
+
+class Trainer {
+ public:
+  Trainer() = default;
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // `model` must outlive the trainer; its bytes are only written by WriteWeightsToModel().
+  Status Init(Model* model, const TrainingOptions& options, const TrainabilityConfig& config);
+
+  void set_observer(TrainingObserver* observer) { observer_ = observer; }
+  void set_gate(ExecutionGate* gate) { gate_ = gate; }
+
+  // One optimizer step over options.batch_size samples starting at `first_sample`.
+  Status TrainStep(const DataSet& data, uint32_t first_sample, float* mean_loss = nullptr);
+  // floor(sample_count / batch_size) steps in order; increments the epoch counter.
+  Status TrainEpoch(const DataSet& data, float* mean_loss = nullptr);
+  // Forward passes over every sample (inference plan), averaged like onert-micro's evaluateMetric.
+  Status Evaluate(const DataSet& data, MetricKind metric, float* value);
+  // Forward pass of one sample; outputs per graph output.
+  Status Predict(const std::vector<const float*>& inputs, std::vector<std::vector<float>>* outputs);
+
+  // Copies the trained parameters back into the model's constant buffers.
+  Status WriteWeightsToModel();
+
+  uint32_t optimizer_step() const { return optimizer_step_; }
+  uint32_t epoch() const { return epoch_; }
+  void set_progress(uint32_t optimizer_step, uint32_t epoch) {
+    optimizer_step_ = optimizer_step;
+    epoch_ = epoch;
+  }
+  const MemorySummary& memory() const { return memory_; }
+  const MemoryTimeline& timeline() const { return timeline_; }
+  const BackwardSelection& selection() const { return selection_; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  const TrainingOptions& options() const { return options_; }
+  // Trainable parameter tensors with their current values (for checkpoints and views).
+  float* parameter_data(int32_t tensor) { return constants_.floats(tensor); }
+  const std::vector<ParameterGradient>& parameters() const { return parameters_; }
+  // Adam state of a parameter (nullptr for SGD).
+  float* adam_m(int32_t tensor);
+  float* adam_v(int32_t tensor);
+
+ private:
+  Status CheckData(const DataSet& data) const;
+  Status ExtendForwardLifetimes();
+  void WidenCompactGradients();
+  Status RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss);
+  Status RunTick(uint32_t tick, const DataSet& data, uint32_t sample, float* loss);
+  Status RunBackwardStep(const Tick& tick);
+  void AddLaterSampleGradients();
+  Status RunOptimizer();
+  int32_t OptimizerState(int32_t tensor, int which) const;
+
+  Model* model_ = nullptr;
+  const Subgraph* subgraph_ = nullptr;
+  TrainingOptions options_;
+  BackwardSelection selection_;
+  std::vector<ParameterGradient> parameters_;
+  MemoryTimeline timeline_;
+  TimelineArena arena_;
+  ConstantStore constants_;
+  Interpreter interpreter_;  // Evaluate and Predict, on the weights as trained so far
+  KernelViews views_;
+  MemorySummary memory_;
+  std::vector<uint64_t> heap_live_;  // onert-style live bytes per tick
+
+  TrainingObserver* observer_ = nullptr;
+  ExecutionGate* gate_ = nullptr;
+  uint32_t optimizer_step_ = 0;
+  uint32_t epoch_ = 0;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace trainscope

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// ComputeMemoryReport: everything the memory views and exported reports show for one model and
+// training setup, computed without running anything. It selects the backward range, builds the
+// onert-micro plans and the timeline of a train step (or of one inference), accounts it as heap
+// blocks (onert-micro-compatible peak) and plans it as one arena (GreedyArenaPlanner).
+//
+// Quantized models plan too (tensors' own byte sizes); the report then warns that onert-micro
+// trains float32 models only. Only subgraph 0 is planned, as onert-micro trains only it.
+//
+//   MemoryReport report;
+//   TS_RETURN_IF_ERROR(ComputeMemoryReport(model.graph(), config, OptimizerKind::kAdam,
+//                                          /*inference=*/false, &report));
+//   printf("heap peak %llu, arena %llu\n", report.heap_peak_bytes, report.arena_bytes);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/core/events.h"
+#include "engine/core/status.h"
+#include "engine/core/training_options.h"
+#include "engine/memory/memory_timeline.h"
+#include "engine/model/graph.h"
+#include "engine/plan/trainability.h"
+
+namespace trainscope {
+
+struct MemoryReportOptions {
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  bool inference = false;
+  uint32_t batch_size = 1;
+  bool keep_input = false;
+  TemporaryBytesFn backward_temporary_bytes = &OnertBackwardTemporaryBytes;
+};
+
+// One row per tick.
+struct MemoryStepRow {
+  Tick tick;
+  int32_t opcode = -1;               // of tick.op_index, -1 for loss and optimizer ticks
+  uint64_t live_bytes = 0;           // heap accounting: bytes live during the tick
+  uint64_t peak_bytes = 0;           // heap accounting: running peak up to this tick
+  uint64_t arena_planned_bytes = 0;  // planned arena: highest byte in use during the tick
+};
+
+struct MemoryReportBuffer {
+  TimelineBuffer buffer;
+  uint64_t offset = 0;  // in the planned arena
+  std::string name;     // tensor name, with " (Adam m)" etc., or "SOFTMAX temporary (op 5)"
+};
+
+struct MemoryReport {
+  bool inference = false;
+  OptimizerKind optimizer = OptimizerKind::kSgd;
+  BackwardSelection selection;  // empty ops for inference
+  std::vector<MemoryStepRow> rows;
+  std::vector<MemoryReportBuffer> buffers;
+
+  uint64_t heap_peak_bytes = 0;
+  uint32_t heap_peak_tick = 0;
+  uint64_t heap_peak_by_category[kMemoryCategoryCount] = {};  // live at heap_peak_tick
+  uint64_t arena_bytes = 0;
+  uint64_t lower_bound_bytes = 0;  // max over ticks of live bytes, each rounded up to 16
+  double fragmentation = 0.0;      // 1 - lower bound / arena
+  std::string arena_strategy;
+
+  std::vector<std::string> warnings;
+};
+
+Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
+                           const MemoryReportOptions& options, MemoryReport* report);
+
+Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
+                           OptimizerKind optimizer, bool inference, MemoryReport* report);
+
+}  // namespace trainscope

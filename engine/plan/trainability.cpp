@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/plan/trainability.h"
+
+#include <algorithm>
+
+namespace trainscope {
+namespace {
+
+constexpr uint32_t kWeightsSlot = 1;
+constexpr uint32_t kBiasSlot = 2;
+
+bool IsHalfRank(TrainRank rank) {
+  return rank == TrainRank::kUpperHalf || rank == TrainRank::kLowerHalf;
+}
+
+bool HalvesWeights(const Operator& op, const OpTrainability& trainability, bool uses_op_ranks) {
+  return uses_op_ranks && trainability.trainable && IsHalfRank(trainability.rank) &&
+         (op.opcode == op::kFullyConnected || op.opcode == op::kConv2D);
+}
+
+uint32_t LeadingRows(const Tensor& tensor) {
+  return tensor.shape.empty() ? 1u : static_cast<uint32_t>(std::max(tensor.shape[0], 0));
+}
+
+}  // namespace
+
+bool HasOnertTrainableWeights(int32_t opcode) {
+  return opcode == op::kFullyConnected || opcode == op::kConv2D || opcode == op::kGru;
+}
+
+BackwardSelection SelectBackwardRange(const Subgraph& subgraph, const TrainabilityConfig& config) {
+  const uint32_t n = static_cast<uint32_t>(subgraph.operators.size());
+  BackwardSelection selection;
+  selection.uses_op_ranks = !config.op_ranks.empty();
+  if (selection.uses_op_ranks) {
+    uint32_t lowest = n;
+    for (const auto& entry : config.op_ranks) {
+      if (entry.first < n) lowest = std::min<uint32_t>(lowest, entry.first);
+    }
+    selection.first_op = lowest;
+  } else {
+    const uint32_t layers = config.num_train_layers == 0 ? n : std::min(n, config.num_train_layers);
+    selection.first_op = n - layers;
+  }
+  selection.num_train_layers = n - selection.first_op;
+
+  selection.ops.resize(n);
+  for (uint32_t k = selection.first_op; k < n; ++k) {
+    OpTrainability& op = selection.ops[k];
+    op.in_backward_range = true;
+    op.backward_step = n - 1 - k;
+    op.is_last_layer = k == selection.first_op;
+    if (selection.uses_op_ranks) {
+      const auto found = config.op_ranks.find(static_cast<uint16_t>(k));
+      op.trainable = found != config.op_ranks.end();
+      if (op.trainable) op.rank = found->second;
+      op.has_parameter_gradients = op.trainable;
+    } else {
+      op.trainable = true;
+      op.has_parameter_gradients = HasOnertTrainableWeights(subgraph.operators[k].opcode);
+    }
+  }
+  return selection;
+}
+
+Status ValidateTrainabilityConfig(const Subgraph& subgraph, const TrainabilityConfig& config) {
+  const size_t n = subgraph.operators.size();
+  for (const auto& entry : config.op_ranks) {
+    if (entry.first >= n) {
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "trainability: operator %u is listed but the subgraph has %zu "
+                           "operators",
+                           static_cast<unsigned>(entry.first), n);
+    }
+    const uint8_t code = static_cast<uint8_t>(entry.second);
+    if (code >= kTrainRankCount) {
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "trainability: operator %u has rank %u; valid ranks are 0..%u",
+                           static_cast<unsigned>(entry.first), static_cast<unsigned>(code),
+                           static_cast<unsigned>(kTrainRankCount - 1));
+    }
+  }
+  return Status::Ok();
+}
+
+std::vector<ParameterGradient> ListParameterGradients(const Subgraph& subgraph,
+                                                      const BackwardSelection& selection) {
+  std::vector<ParameterGradient> parameters;
+  const size_t n = std::min(subgraph.operators.size(), selection.ops.size());
+  for (size_t k = 0; k < n; ++k) {
+    const OpTrainability& trainability = selection.ops[k];
+    if (!trainability.has_parameter_gradients) continue;
+    const Operator& op = subgraph.operators[k];
+    const bool only_bias = selection.uses_op_ranks && trainability.rank == TrainRank::kOnlyBias;
+    for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
+      const int32_t index = op.inputs[slot];
+      if (index < 0 || static_cast<size_t>(index) >= subgraph.tensors.size()) continue;
+      const Tensor& tensor = subgraph.tensors[static_cast<size_t>(index)];
+      if (!tensor.constant || tensor.type != ElementType::kFloat32) continue;
+      if (only_bias && slot != kBiasSlot) continue;
+
+      ParameterGradient parameter;
+      parameter.op_index = static_cast<uint32_t>(k);
+      parameter.input_slot = static_cast<uint32_t>(slot);
+      parameter.tensor = index;
+      parameter.rows = LeadingRows(tensor);
+      parameter.row_bytes = parameter.rows == 0 ? 0 : tensor.bytes / parameter.rows;
+      parameter.row_begin = 0;
+      parameter.row_end = parameter.rows;
+      parameter.allocated_rows = parameter.rows;
+      if (slot == kWeightsSlot && HalvesWeights(op, trainability, selection.uses_op_ranks)) {
+        const uint32_t half = parameter.rows / 2;
+        parameter.half_rank = true;
+        parameter.allocated_rows = half;
+        if (trainability.rank == TrainRank::kUpperHalf) {
+          parameter.row_end = half;
+        } else {
+          parameter.row_begin = half;
+        }
+      }
+      parameters.push_back(parameter);
+    }
+  }
+  return parameters;
+}
+
+size_t GradientBufferBytes(const Subgraph& subgraph, const BackwardSelection& selection,
+                           int32_t tensor) {
+  if (tensor < 0 || static_cast<size_t>(tensor) >= subgraph.tensors.size()) return 0;
+  const Tensor& t = subgraph.tensors[static_cast<size_t>(tensor)];
+  const size_t n = std::min(subgraph.operators.size(), selection.ops.size());
+  for (size_t k = 0; k < n; ++k) {
+    const Operator& op = subgraph.operators[k];
+    if (op.inputs.size() <= kWeightsSlot || op.inputs[kWeightsSlot] != tensor) continue;
+    if (!HalvesWeights(op, selection.ops[k], selection.uses_op_ranks)) continue;
+    const uint32_t rows = LeadingRows(t);
+    if (rows == 0) return 0;
+    return (t.bytes / rows) * (rows / 2);
+  }
+  return t.bytes;
+}
+
+}  // namespace trainscope

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Planning time per shared model, for the inference timeline and the full training timeline
+// (all layers, Adam, batch 4): building the timeline, heap accounting and arena planning.
+// Counters: buffers, heap peak, arena size, lower bound and arena / lower bound.
+//
+//   memory_benchmark [--benchmark_filter=simple_mnist]
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/memory/greedy_arena_planner.h"
+#include "engine/memory/heap_accounting.h"
+#include "engine/memory/memory_events.h"
+#include "engine/memory/memory_timeline.h"
+#include "engine/model/model.h"
+
+namespace trainscope {
+namespace {
+
+bool IsFloatModel(const Subgraph& subgraph) {
+  for (const Tensor& t : subgraph.tensors) {
+    if (!t.constant && t.type != ElementType::kFloat32) return false;
+  }
+  return true;
+}
+
+void PlanModel(benchmark::State& state, const Graph& graph, bool training) {
+  const Subgraph& subgraph = graph.main();
+  TimelineOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.batch_size = 4;
+  options.backward_temporary_bytes = &OnertBackwardTemporaryBytes;
+  const BackwardSelection selection = SelectBackwardRange(subgraph, TrainabilityConfig{});
+  uint64_t arena = 0, bound = 0, peak = 0, buffers = 0;
+  for (auto _ : state) {
+    MemoryTimeline timeline;
+    const Status built = training ? BuildTrainingTimeline(subgraph, selection, options, &timeline)
+                                  : BuildInferenceTimeline(subgraph, options, &timeline);
+    HeapAccounting heap;
+    GreedyArenaPlanner planner;
+    if (!built.ok() || !AddTimeline(timeline, &heap).ok() ||
+        !AddTimeline(timeline, &planner).ok() || !heap.Plan().ok() || !planner.Plan().ok()) {
+      state.SkipWithError("planning failed");
+      return;
+    }
+    arena = planner.arena_bytes();
+    bound = planner.lower_bound_bytes();
+    peak = heap.peak_bytes();
+    buffers = timeline.buffers.size();
+    benchmark::DoNotOptimize(arena);
+  }
+  state.counters["buffers"] = static_cast<double>(buffers);
+  state.counters["heap_peak"] = static_cast<double>(peak);
+  state.counters["arena"] = static_cast<double>(arena);
+  state.counters["lower_bound"] = static_cast<double>(bound);
+  state.counters["ratio"] =
+      bound == 0 ? 1.0 : static_cast<double>(arena) / static_cast<double>(bound);
+}
+
+// Random lifetimes, as a scale reference beyond the small shared models.
+void PlanRandomBuffers(benchmark::State& state) {
+  const uint32_t count = static_cast<uint32_t>(state.range(0));
+  std::mt19937 random(42);
+  std::vector<uint64_t> bytes(count);
+  std::vector<uint32_t> first(count), last(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    bytes[i] = random() % 8192 + 1;
+    first[i] = static_cast<uint32_t>(random() % count);
+    last[i] = first[i] + static_cast<uint32_t>(random() % 16);
+  }
+  uint64_t arena = 0, bound = 0;
+  for (auto _ : state) {
+    GreedyArenaPlanner planner;
+    for (uint32_t i = 0; i < count; ++i) {
+      if (!planner.AddBuffer(bytes[i], first[i], last[i]).ok()) state.SkipWithError("bad buffer");
+    }
+    if (!planner.Plan().ok()) state.SkipWithError("planning failed");
+    arena = planner.arena_bytes();
+    bound = planner.lower_bound_bytes();
+  }
+  state.counters["buffers"] = count;
+  state.counters["ratio"] =
+      bound == 0 ? 1.0 : static_cast<double>(arena) / static_cast<double>(bound);
+}
+BENCHMARK(PlanRandomBuffers)
+    ->Name("synthetic/random")
+    ->Arg(64)
+    ->Arg(256)
+    ->Arg(1024)
+    ->Unit(benchmark::kMicrosecond);
+
+void RegisterSharedModels() {
+  namespace fs = std::filesystem;
+  const fs::path root = TRAINSCOPE_MODELS_DIR;
+  std::error_code error;
+  if (!fs::exists(root, error)) return;
+  std::vector<fs::path> paths;
+  for (const auto& entry : fs::recursive_directory_iterator(root, error)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".circle" || ext == ".tflite") paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const fs::path& path : paths) {
+    Model model;
+    if (!ReadModelFile(path.string(), &model).ok()) continue;
+    const std::string name = fs::relative(path, root).string();
+    const Graph graph = model.graph();
+    benchmark::RegisterBenchmark(("inference/" + name).c_str(),
+                                 [graph](benchmark::State& s) { PlanModel(s, graph, false); });
+    if (IsFloatModel(graph.main())) {
+      benchmark::RegisterBenchmark(("training/" + name).c_str(),
+                                   [graph](benchmark::State& s) { PlanModel(s, graph, true); });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainscope
+
+int main(int argc, char** argv) {
+  trainscope::RegisterSharedModels();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "serial/agent/agent.h"
+
+#include "serial/protocol/payload_codec.h"
+
+namespace trainscope {
+
+using wire::MessageType;
+
+namespace {
+// Types 0x40-0x7F are commands, known or from a newer desktop; the rest flow board->desktop.
+constexpr uint8_t kFirstCommandType = 0x40;
+constexpr uint8_t kLastCommandType = 0x7F;
+
+bool EventWanted(uint32_t mask, MessageType type) {
+  return (mask & wire::EventMaskBit(type)) != 0;
+}
+}  // namespace
+
+static_assert(kAgentMaxPayloadBytes >= 2 + wire::kMaxLogTextBytes, "LOG must fit");
+static_assert(kAgentMaxPayloadBytes >= 6 + wire::kMaxInternedNameBytes, "INTERN_NAME must fit");
+static_assert(kAgentMaxPayloadBytes >= 19 + wire::kMaxAgentNameBytes, "HELLO must fit");
+static_assert(kAgentMaxPayloadBytes >= 96, "GRADIENT_STATS must fit");
+static_assert(kAgentRxFrameBytes >= wire::CobsMaxEncodedSize(4 + 16 + 4), "commands must fit");
+
+Agent::Agent(const AgentConfig& config)
+    : config_(config),
+      ring_(config.tx_storage, config.tx_storage_size),
+      control_(config.capabilities) {
+  rx_.set_deliver_unknown_types(true);
+}
+
+template <class Message>
+void Agent::Send(const Message& message) {
+  const MessageType type = wire::MessageTypeOf(message);
+  const size_t size = encoder_.Encode(message, frame_, sizeof frame_);
+  if (size == 0) {
+    ++stats_.encode_failures;
+    return;
+  }
+  if (ring_.Push(frame_, size, (wire::DefaultFlags(type) & wire::kFlagLossy) != 0)) {
+    ++stats_.frames_queued;
+  }
+  Flush();
+}
+
+size_t Agent::Flush() {
+  return ring_.Drain(config_.write, config_.write_context);
+}
+
+void Agent::Start() {
+  const uint8_t delimiter = 0;
+  ring_.Push(&delimiter, 1, false);
+  sent_names_.Clear();
+  encoder_.set_next_sequence(0);  // a new session: the desktop re-bases on HELLO anyway
+  started_ = true;
+  SendHello();
+}
+
+void Agent::SendHello() {
+  wire::HelloMessage hello;
+  hello.agent_name.Assign(config_.name);
+  hello.capabilities = config_.capabilities;
+  hello.ram_bytes = config_.ram_bytes;
+  hello.arena_bytes = config_.arena_bytes;
+  Send(hello);
+}
+
+void Agent::AnnounceModel(uint64_t model_hash, uint32_t tensor_count, const wire::OpSummary* ops,
+                          uint32_t op_count) {
+  model_hash_ = model_hash;
+  tensor_count_ = tensor_count;
+  ops_ = ops;
+  op_count_ = ops ? op_count : 0;
+  control_.set_op_count(op_count_);
+  SendModelAnnounce();
+}
+
+void Agent::SendModelAnnounce() {
+  wire::ModelAnnounceMessage announce;
+  announce.model_hash = model_hash_;
+  announce.op_count = op_count_;
+  announce.tensor_count = tensor_count_;
+  uint32_t first = 0;
+  do {  // an op-less model still gets one announcement
+    const uint32_t left = op_count_ - first;
+    const uint32_t count = left < wire::kMaxOpsPerAnnounce ? left : wire::kMaxOpsPerAnnounce;
+    announce.first_op = first;
+    announce.entry_count = static_cast<uint16_t>(count);
+    for (uint32_t i = 0; i < count; ++i) announce.ops[i] = ops_[first + i];
+    Send(announce);
+    first += count;
+  } while (first < op_count_);
+}
+
+void Agent::InternName(wire::NameKind kind, uint32_t id, const char* name) {
+  if (name == nullptr || !sent_names_.Mark(kind, id)) return;
+  wire::InternNameMessage message;
+  message.kind = kind;
+  message.id = id;
+  message.name.Assign(name);
+  Send(message);
+}
+
+void Agent::LookUpName(wire::NameKind kind, int64_t id) {
+  if (config_.lookup_name == nullptr || id < 0 || id > 0xFFFFFFFF) return;
+  const uint32_t index = static_cast<uint32_t>(id);
+  // Mark first: the lookup runs once per id even when it has no name to give.
+  if (!sent_names_.Mark(kind, index)) return;
+  const char* name = config_.lookup_name(config_.lookup_context, kind, index);
+  if (name == nullptr) return;
+  wire::InternNameMessage message;
+  message.kind = kind;
+  message.id = index;
+  message.name.Assign(name);
+  Send(message);
+}
+
+void Agent::Log(wire::LogLevel level, const char* text) {
+  wire::LogMessage message;
+  message.level = level;
+  message.text.Assign(text);
+  Send(message);
+}
+
+void Agent::Tick(uint32_t now_ms) {
+  if (!started_ || now_ms - last_heartbeat_ms_ < wire::kHeartbeatPeriodMs) return;
+  last_heartbeat_ms_ = now_ms;
+  wire::HeartbeatMessage heartbeat;
+  heartbeat.uptime_ms = now_ms;
+  heartbeat.dropped_frames = ring_.dropped_frames() + ring_.dropped_link_frames();
+  heartbeat.queue_peak_bytes = static_cast<uint32_t>(ring_.peak_bytes());
+  heartbeat.bad_command_frames = static_cast<uint32_t>(rx_.counters().frames_bad);
+  Send(heartbeat);
+}
+
+void Agent::Receive(const uint8_t* data, size_t size) {
+  rx_.Push(data, size, this);
+  if (control_.TakeHelloRequest()) {
+    sent_names_.Clear();
+    SendHello();
+    if (ops_ != nullptr || model_hash_ != 0) SendModelAnnounce();
+  }
+  ReportRunState();
+}
+
+void Agent::Acknowledge(const wire::FrameView& frame, uint16_t command_id, wire::AckResult result) {
+  ++(result == wire::AckResult::kOk ? stats_.commands_applied : stats_.commands_rejected);
+  Send(wire::AckMessage{command_id, frame.type, result});
+}
+
+void Agent::OnFrame(const wire::FrameView& frame) {
+  // Every command starts with its id, so even a malformed one can be answered.
+  const uint16_t command_id =
+      frame.payload_size >= 2 ? static_cast<uint16_t>(frame.payload[0] | (frame.payload[1] << 8))
+                              : 0;
+  const uint8_t type = static_cast<uint8_t>(frame.type);
+  if (type < kFirstCommandType || type > kLastCommandType) {
+    ++stats_.ignored_frames;  // not a command (e.g. our own output echoed back): never answer
+    return;
+  }
+  if (!wire::IsCommandMessage(frame.type)) {
+    Acknowledge(frame, command_id, wire::AckResult::kUnknownCommand);
+    return;
+  }
+  wire::AckResult result = wire::AckResult::kMalformed;
+  if (frame.type == MessageType::kSetBreakpoint) {
+    wire::SetBreakpointCommand command;
+    if (wire::DecodePayload(frame.payload, frame.payload_size, &command) ==
+        wire::DecodeStatus::kOk) {
+      result = control_.Apply(command);
+    }
+  } else if (frame.type == MessageType::kSetTrainability) {
+    wire::SetTrainabilityCommand command;
+    if (wire::DecodePayload(frame.payload, frame.payload_size, &command) ==
+        wire::DecodeStatus::kOk) {
+      result = control_.Apply(command);
+    }
+  } else {
+    wire::BasicCommand command;
+    if (wire::DecodePayload(frame.type, frame.payload, frame.payload_size, &command) ==
+        wire::DecodeStatus::kOk) {
+      result = control_.Apply(command);
+    }
+  }
+  Acknowledge(frame, command_id, result);
+}
+
+void Agent::ReportRunState() {
+  wire::RunStateMessage state;
+  if (control_.TakeRunStateChange(&state)) Send(state);
+}
+
+void Agent::WaitWhilePaused() {
+  if (config_.poll == nullptr || in_poll_) return;
+  in_poll_ = true;
+  while (control_.paused()) {
+    Flush();
+    config_.poll(config_.poll_context);
+    ReportRunState();
+  }
+  in_poll_ = false;
+}
+
+void Agent::SafePoint() {
+  ReportRunState();
+  if (config_.poll != nullptr && !in_poll_ && !control_.paused()) {
+    in_poll_ = true;  // a PAUSE that arrives here stops the run at this very point
+    config_.poll(config_.poll_context);
+    in_poll_ = false;
+    ReportRunState();
+  }
+  WaitWhilePaused();
+}
+
+void Agent::OnSample(const SampleEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kSample)) Send(event);
+  control_.OnSample(event);
+  SafePoint();
+}
+
+void Agent::OnOptimizerStep(const OptimizerStepEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kOptimizerStep)) Send(event);
+  control_.OnOptimizerStep(event);
+  SafePoint();
+}
+
+void Agent::OnForwardOp(const ForwardOpEvent& event) {
+  if (!EventWanted(config_.event_mask, MessageType::kForwardOp)) return;
+  LookUpName(wire::NameKind::kOperator, event.op_index);
+  Send(event);
+}
+
+void Agent::OnBackwardStep(const BackwardStepEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kBackwardStep)) {
+    LookUpName(wire::NameKind::kOperator, event.op_index);
+    Send(event);
+  }
+  control_.OnBackwardStep(event);
+  SafePoint();
+}
+
+void Agent::OnMemory(const MemoryEvent& event) {
+  if (!EventWanted(config_.event_mask, MessageType::kMemory)) return;
+  LookUpName(wire::NameKind::kTensor, event.tensor);
+  Send(event);
+}
+
+void Agent::OnMemorySummary(const MemorySummaryEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kMemorySummary)) Send(event);
+  control_.OnMemorySummary(event);
+  if (control_.paused()) SafePoint();  // polling per allocation would be too often
+}
+
+void Agent::OnGradientStats(const GradientStatsEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kGradientStats)) {
+    LookUpName(wire::NameKind::kTensor, event.tensor);
+    Send(event);
+  }
+  control_.OnGradientStats(event);
+  if (control_.paused()) SafePoint();
+}
+
+void Agent::OnUpdateRatio(const UpdateRatioEvent& event) {
+  if (!EventWanted(config_.event_mask, MessageType::kUpdateRatio)) return;
+  LookUpName(wire::NameKind::kTensor, event.tensor);
+  Send(event);
+}
+
+void Agent::OnLoss(const LossEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kLoss)) Send(event);
+}
+
+void Agent::OnMetric(const MetricEvent& event) {
+  if (EventWanted(config_.event_mask, MessageType::kMetric)) Send(event);
+}
+
+}  // namespace trainscope

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// trainscope-cli run, memory and train, end to end on the demo and the fixture models.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <cmath>
+#include <cstring>
+
+#include "engine/model/model.h"
+#include "engine/plan/train_config_file.h"
+#include "tests/cli/cli_test_util.h"
+#include "tests/common/fixtures.h"
+
+namespace trainscope {
+namespace {
+
+using testing::RunCli;
+using testing::TempPath;
+
+const QString kDemoDir = QStringLiteral(TRAINSCOPE_DEMO_DIR);
+QString Demo(const char* name) { return kDemoDir + QLatin1Char('/') + QLatin1String(name); }
+
+void WriteFloats(const QString& path, const std::vector<float>& values) {
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(reinterpret_cast<const char*>(values.data()), static_cast<qint64>(values.size() * sizeof(float)));
+}
+
+std::vector<float> ReadFloats(const QString& path) { return testing::ReadFloats(path.toStdString()); }
+
+TEST(CliRun, HelloWorldComputesSineForManySamplesInOneFile) {
+  TS_REQUIRE_FIXTURES();
+  std::vector<float> xs;
+  for (int i = 0; i < 50; ++i) xs.push_back(6.2831853f * static_cast<float>(i) / 50.0f);
+  const QString input = TempPath(QStringLiteral("x.bin")), output = TempPath(QStringLiteral("y.bin"));
+  WriteFloats(input, xs);
+  const auto result = RunCli({QStringLiteral("run"),
+                              QString::fromStdString(testing::ModelsDir() + "/tflite/hello_world_float.tflite"),
+                              QStringLiteral("--input"), input, QStringLiteral("--output"), output});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  const std::vector<float> ys = ReadFloats(output);
+  ASSERT_EQ(ys.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(ys[i], std::sin(xs[i]), 0.1) << "x = " << xs[i];
+}
+
+TEST(CliRun, WrongInputSizeNaNAndUnsupportedModelsAreClearErrors) {
+  const QString input = TempPath(QStringLiteral("short.bin"));
+  WriteFloats(input, std::vector<float>(100, 0.5f));  // demo input is 144 floats
+  auto result = RunCli({QStringLiteral("run"), Demo("demo.circle"), QStringLiteral("--input"), input,
+                        QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("400 bytes"))) << result.err.toStdString();
+  EXPECT_TRUE(result.err.contains(QStringLiteral("144 float32"))) << result.err.toStdString();
+  EXPECT_FALSE(QFile::exists(TempPath(QStringLiteral("o.bin"))));
+
+  std::vector<float> image(144, 0.5f);
+  image[9] = std::nanf("");
+  WriteFloats(input, image);
+  result = RunCli({QStringLiteral("run"), Demo("demo.circle"), QStringLiteral("--input"), input,
+                   QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("element 9"))) << result.err.toStdString();
+
+  result = RunCli({QStringLiteral("run"), Demo("demo.circle"), QStringLiteral("--input"),
+                   QStringLiteral("/no/such.bin"), QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("/no/such.bin"))) << result.err.toStdString();
+
+  if (testing::FixturesPresent()) {
+    result = RunCli({QStringLiteral("run"), QString::fromStdString(testing::ModelsDir() + "/tflite/keyword_scrambled.tflite"),
+                     QStringLiteral("--input"), input, QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_TRUE(result.err.contains(QStringLiteral("unsupported operator")) ||
+                result.err.contains(QStringLiteral("only FLOAT32")))
+        << result.err.toStdString();
+  }
+}
+
+TEST(CliMemory, JsonHasTheDocumentedKeysAndFewerLayersNeedLessMemory) {
+  auto all = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--json")});
+  ASSERT_EQ(all.exit_code, 0) << all.err.toStdString();
+  auto last2 = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-layers"),
+                       QStringLiteral("2"), QStringLiteral("--json")});
+  ASSERT_EQ(last2.exit_code, 0) << last2.err.toStdString();
+  const QJsonObject a = all.json().object(), b = last2.json().object();
+  for (const char* key : {"heap_peak_bytes", "arena_bytes", "lower_bound_bytes", "steps"}) {
+    EXPECT_TRUE(a.contains(QLatin1String(key))) << key;
+  }
+  const QJsonObject first_step = a.value(QStringLiteral("steps")).toArray().at(0).toObject();
+  for (const char* key : {"phase", "step", "op_index", "live_bytes"}) {
+    EXPECT_TRUE(first_step.contains(QLatin1String(key))) << key;
+  }
+  EXPECT_LT(b.value(QStringLiteral("heap_peak_bytes")).toInteger(), a.value(QStringLiteral("heap_peak_bytes")).toInteger());
+  EXPECT_LE(a.value(QStringLiteral("lower_bound_bytes")).toInteger(), a.value(QStringLiteral("arena_bytes")).toInteger());
+  // 6 forward ticks, the loss gradient, 6 backward steps and the optimizer for "all layers".
+  EXPECT_EQ(a.value(QStringLiteral("steps")).toArray().size(), 14);
+  EXPECT_EQ(b.value(QStringLiteral("steps")).toArray().size(), 10);
+}
+
+TEST(CliMemory, TrainConfigFileAndInferenceModes) {
+  std::vector<uint8_t> config;
+  ASSERT_TRUE(WriteTrainConfig({{3, TrainRank::kOnlyBias}, {4, TrainRank::kAll}}, &config).ok());
+  QFile file(TempPath(QStringLiteral("config.bin")));
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(reinterpret_cast<const char*>(config.data()), static_cast<qint64>(config.size()));
+  file.close();
+  const auto with_config = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-config"),
+                                   file.fileName(), QStringLiteral("--json")});
+  ASSERT_EQ(with_config.exit_code, 0) << with_config.err.toStdString();
+  const QJsonArray ops = with_config.json().object().value(QStringLiteral("operators")).toArray();
+  EXPECT_EQ(ops.at(3).toObject().value(QStringLiteral("rank")).toString(), QStringLiteral("ONLY_BIAS"));
+  EXPECT_FALSE(ops.at(2).toObject().value(QStringLiteral("in_backward_range")).toBool());
+  const auto inference = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--inference"), QStringLiteral("--json")});
+  ASSERT_EQ(inference.exit_code, 0);
+  EXPECT_EQ(inference.json().object().value(QStringLiteral("steps")).toArray().size(), 6);
+
+  QFile broken(TempPath(QStringLiteral("broken.bin")));
+  ASSERT_TRUE(broken.open(QIODevice::WriteOnly));
+  broken.write("\x1e\x00\x01\x00", 4);
+  broken.close();
+  const auto refused = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-config"), broken.fileName()});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_TRUE(refused.err.startsWith(QStringLiteral("error: "))) << refused.err.toStdString();
+}
+
+TEST(CliTrain, DemoLearnsAndSavesAModelAndCheckpointThatReload) {
+  const QString model = TempPath(QStringLiteral("trained.circle"));
+  const QString checkpoint = TempPath(QStringLiteral("trained.ckpt"));
+  const QString events = TempPath(QStringLiteral("events.jsonl"));
+  const QStringList common{Demo("demo.circle"), QStringLiteral("--input"), Demo("train_input.bin"),
+                           QStringLiteral("--target"), Demo("train_target.bin"), QStringLiteral("--test-input"),
+                           Demo("test_input.bin"), QStringLiteral("--test-target"), Demo("test_target.bin"),
+                           QStringLiteral("--loss"), QStringLiteral("sparse-ce"), QStringLiteral("--optimizer"),
+                           QStringLiteral("adam"), QStringLiteral("--lr"), QStringLiteral("0.005"),
+                           QStringLiteral("--beta2"), QStringLiteral("0.999"), QStringLiteral("--json")};
+  auto result = RunCli(QStringList{QStringLiteral("train")} + common +
+                       QStringList{QStringLiteral("--epochs"), QStringLiteral("3"), QStringLiteral("--save-model"), model,
+                                   QStringLiteral("--save-checkpoint"), checkpoint, QStringLiteral("--events"), events});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  const QJsonObject summary = result.json().object();
+  const QJsonArray epochs = summary.value(QStringLiteral("epochs")).toArray();
+  ASSERT_EQ(epochs.size(), 3);
+  EXPECT_LT(epochs.at(2).toObject().value(QStringLiteral("loss")).toDouble(),
+            epochs.at(0).toObject().value(QStringLiteral("loss")).toDouble());
+  EXPECT_GE(epochs.at(2).toObject().value(QStringLiteral("metric")).toDouble(), 0.9);
+  EXPECT_GT(summary.value(QStringLiteral("arena_bytes")).toInteger(), 0);
+  EXPECT_GT(summary.value(QStringLiteral("heap_peak_bytes")).toInteger(), 0);
+
+  Model trained;
+  ASSERT_TRUE(ReadModelFile(model.toStdString(), &trained).ok());
+  ASSERT_TRUE(QFile::exists(checkpoint));
+
+  QFile lines(events);
+  ASSERT_TRUE(lines.open(QIODevice::ReadOnly));
+  int backward = 0, stats = 0, losses = 0, steps = 0;
+  while (!lines.atEnd()) {
+    const QJsonObject event = QJsonDocument::fromJson(lines.readLine()).object();
+    const QString type = event.value(QStringLiteral("type")).toString();
+    if (type == QLatin1String("backward_step")) {
+      ++backward;
+      EXPECT_TRUE(event.contains(QStringLiteral("current_bytes")) && event.contains(QStringLiteral("peak_bytes")) &&
+                  event.contains(QStringLiteral("op_index")) && event.contains(QStringLiteral("rank")));
+    }
+    stats += type == QLatin1String("grad_stats");
+    losses += type == QLatin1String("loss");
+    steps += type == QLatin1String("optimizer_step");
+  }
+  EXPECT_EQ(steps, 3 * 60);        // 60 samples, batch 1
+  EXPECT_EQ(losses, 3 * 60);
+  EXPECT_EQ(backward, 3 * 60 * 6);  // every sample walks the 6 ops backward
+  EXPECT_GT(stats, 0);
+
+  // Resuming from the checkpoint continues the step count and keeps the accuracy.
+  result = RunCli(QStringList{QStringLiteral("train")} + common +
+                  QStringList{QStringLiteral("--epochs"), QStringLiteral("1"), QStringLiteral("--load-checkpoint"), checkpoint});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  const QJsonObject resumed = result.json().object();
+  EXPECT_EQ(resumed.value(QStringLiteral("optimizer_steps")).toInteger(), 4 * 60);
+  EXPECT_EQ(resumed.value(QStringLiteral("epochs")).toArray().at(0).toObject().value(QStringLiteral("epoch")).toInt(), 4);
+  EXPECT_GE(resumed.value(QStringLiteral("epochs")).toArray().at(0).toObject().value(QStringLiteral("metric")).toDouble(), 0.9);
+}
+
+TEST(CliTrain, BadArgumentsAndCorruptCheckpointsAreRefused) {
+  const QStringList base{QStringLiteral("train"), Demo("demo.circle"), QStringLiteral("--input"), Demo("train_input.bin"),
+                         QStringLiteral("--target"), Demo("train_target.bin"), QStringLiteral("--loss"), QStringLiteral("sparse-ce")};
+  auto result = RunCli(base + QStringList{QStringLiteral("--optimizer"), QStringLiteral("rmsprop")});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("rmsprop")));
+  result = RunCli(base + QStringList{QStringLiteral("--batch"), QStringLiteral("0")});
+  EXPECT_EQ(result.exit_code, 2);
+  result = RunCli(base + QStringList{QStringLiteral("--train-layers"), QStringLiteral("-3")});
+  EXPECT_EQ(result.exit_code, 2);
+  // One-hot targets would need 3 floats per sample: the 60-float label file then holds 20.
+  result = RunCli({QStringLiteral("train"), Demo("demo.circle"), QStringLiteral("--input"), Demo("train_input.bin"),
+                   QStringLiteral("--target"), Demo("train_target.bin"), QStringLiteral("--loss"), QStringLiteral("ce")});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("holds 20 samples"))) << result.err.toStdString();
+
+  QFile corrupt(TempPath(QStringLiteral("corrupt.ckpt")));
+  ASSERT_TRUE(corrupt.open(QIODevice::WriteOnly));
+  corrupt.write(QByteArray("\x00\x00\x01\x00", 4) + QByteArray(64, '\x07'));
+  corrupt.close();
+  result = RunCli(base + QStringList{QStringLiteral("--load-checkpoint"), corrupt.fileName()});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("corrupt.ckpt"))) << result.err.toStdString();
+  EXPECT_TRUE(result.err.contains(QStringLiteral("magic"))) << result.err.toStdString();
+}
+
+}  // namespace
+}  // namespace trainscope

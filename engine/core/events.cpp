@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/core/events.h"
 
-#include <cmath>
+#include <algorithm>
+#include <iterator>
 
 namespace trainscope {
 
@@ -38,12 +39,15 @@ const char* MemoryCategoryName(MemoryCategory category) {
   return "unknown";
 }
 
+// Lower bounds of bins 1..15: 1e-11 .. 1e3. A comparison search instead of log10 keeps the
+// statistics cheap enough to compute for every gradient element while training.
 int GradientHistogramBin(float magnitude) {
+  static constexpr float kLowerBounds[kGradientHistogramBins - 1] = {
+      1e-11f, 1e-10f, 1e-9f, 1e-8f, 1e-7f, 1e-6f, 1e-5f, 1e-4f,
+      1e-3f,  1e-2f,  1e-1f, 1e0f,  1e1f,  1e2f,  1e3f};
   if (!(magnitude > 0.0f)) return 0;
-  const int bin = static_cast<int>(std::floor(std::log10(magnitude))) + 12;
-  if (bin < 0) return 0;
-  if (bin >= kGradientHistogramBins) return kGradientHistogramBins - 1;
-  return bin;
+  return static_cast<int>(std::upper_bound(std::begin(kLowerBounds), std::end(kLowerBounds), magnitude) -
+                          std::begin(kLowerBounds));
 }
 
 }  // namespace trainscope

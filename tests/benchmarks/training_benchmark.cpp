@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Training throughput (samples per second) with events off and on: simple_mnist from the
+// fixtures and a 784-128-10 MLP generated here. "Events on" attaches an observer that receives
+// every event the trainer emits (memory, backward steps, gradient statistics, update ratios,
+// losses) and does as little as possible with them, so the numbers show the engine's own cost.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/exec/trainer.h"
+#include "engine/model/model_builder.h"
+#include "engine/train/gradient_stats.h"
+
+namespace trainscope {
+namespace {
+
+class CountingObserver final : public TrainingObserver {
+ public:
+  void OnMemory(const MemoryEvent&) override { ++events; }
+  void OnMemorySummary(const MemorySummaryEvent&) override { ++events; }
+  void OnBackwardStep(const BackwardStepEvent&) override { ++events; }
+  void OnForwardOp(const ForwardOpEvent&) override { ++events; }
+  void OnGradientStats(const GradientStatsEvent& e) override { events += e.nan_count + 1; }
+  void OnUpdateRatio(const UpdateRatioEvent&) override { ++events; }
+  void OnLoss(const LossEvent&) override { ++events; }
+  void OnSample(const SampleEvent&) override { ++events; }
+  void OnOptimizerStep(const OptimizerStepEvent&) override { ++events; }
+  uint64_t events = 0;
+};
+
+std::vector<float> Random(size_t count, float scale, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> uniform(-scale, scale);
+  std::vector<float> values(count);
+  for (float& v : values) v = uniform(rng);
+  return values;
+}
+
+bool BuildMlp(Model* model) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {1, 784});
+  const int w1 = b.AddConstant("w1", {128, 784}, Random(128 * 784, 0.05f, 1));
+  const int b1 = b.AddConstant("b1", {128}, std::vector<float>(128, 0.0f));
+  const int h = b.AddTensor("h", {1, 128});
+  OpOptions relu;
+  relu.activation = Activation::kRelu;
+  b.AddOperator(op::kFullyConnected, {x, w1, b1}, {h}, relu);
+  const int w2 = b.AddConstant("w2", {10, 128}, Random(1280, 0.1f, 2));
+  const int b2 = b.AddConstant("b2", {10}, std::vector<float>(10, 0.0f));
+  const int logits = b.AddTensor("logits", {1, 10});
+  b.AddOperator(op::kFullyConnected, {h, w2, b2}, {logits});
+  const int p = b.AddTensor("p", {1, 10});
+  b.AddOperator(op::kSoftmax, {logits}, {p});
+  b.SetInputs({x});
+  b.SetOutputs({p});
+  std::vector<uint8_t> bytes;
+  return b.Finish(&bytes).ok() && Model::FromBytes(std::move(bytes), model).ok();
+}
+
+void RunTraining(benchmark::State& state, Model* model, const DataSet& data, bool events) {
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.loss = LossKind::kSparseCrossEntropy;
+  options.beta2 = 0.999f;
+  Trainer trainer;
+  Status status = trainer.Init(model, options, TrainabilityConfig());
+  if (!status.ok()) {
+    state.SkipWithError(status.message());
+    return;
+  }
+  CountingObserver observer;
+  if (events) trainer.set_observer(&observer);
+  uint32_t sample = 0;
+  for (auto _ : state) {
+    status = trainer.TrainStep(data, sample);
+    if (!status.ok()) {
+      state.SkipWithError(status.message());
+      return;
+    }
+    sample = (sample + 1) % data.sample_count;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["samples_per_second"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["events_per_sample"] =
+      static_cast<double>(observer.events) / static_cast<double>(state.iterations());
+}
+
+void BM_TrainMlp784(benchmark::State& state) {
+  Model model;
+  if (!BuildMlp(&model)) {
+    state.SkipWithError("could not build the MLP");
+    return;
+  }
+  DataSet data;
+  data.sample_count = 64;
+  data.inputs = {Random(64 * 784, 1.0f, 3)};
+  for (uint32_t s = 0; s < 64; ++s) data.targets.push_back(static_cast<float>(s % 10));
+  RunTraining(state, &model, data, state.range(0) != 0);
+}
+BENCHMARK(BM_TrainMlp784)->Arg(0)->Arg(1)->ArgName("events")->Unit(benchmark::kMicrosecond);
+
+void BM_TrainSimpleMnist(benchmark::State& state) {
+  const std::string dir = std::string(TRAINSCOPE_MODELS_DIR) + "/onert-micro/simple_mnist";
+  Model model;
+  DataSet data;
+  std::vector<uint8_t> input, target;
+  if (!ReadModelFile(dir + "/model.circle", &model).ok() ||
+      !ReadFileBytes(dir + "/train_input.bin", 1 << 20, &input).ok() ||
+      !ReadFileBytes(dir + "/train_target.bin", 1 << 20, &target).ok()) {
+    state.SkipWithError("simple_mnist fixtures not found");
+    return;
+  }
+  data.inputs.resize(1);
+  data.inputs[0].resize(input.size() / 4);
+  std::memcpy(data.inputs[0].data(), input.data(), input.size());
+  data.targets.resize(target.size() / 4);
+  std::memcpy(data.targets.data(), target.data(), target.size());
+  data.sample_count = static_cast<uint32_t>(data.targets.size());
+  RunTraining(state, &model, data, state.range(0) != 0);
+}
+BENCHMARK(BM_TrainSimpleMnist)->Arg(0)->Arg(1)->ArgName("events")->Unit(benchmark::kMicrosecond);
+
+// The per-element cost of the statistics the debugger shows for every weight gradient.
+void BM_GradientStats(benchmark::State& state) {
+  const std::vector<float> gradient = Random(static_cast<size_t>(state.range(0)), 1e-3f, 4);
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeGradientStats(gradient.data(), gradient.size()));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_GradientStats)->Arg(100352)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace trainscope
+
+BENCHMARK_MAIN();

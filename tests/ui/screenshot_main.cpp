@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Screenshot of the main window fed by a synthetic stream for a generated model (not a test;
+// ctest does not run it). Run it under Xvfb:
+//   xvfb-run -a -s "-screen 0 1600x1000x24" ui_screenshot out.png [--dark] [--overlay N] [--tab N]
+// --overlay picks the graph colouring (0 trainability, 1 gradient norm, 2 bytes, 3 update ratio),
+// --tab the gradients tab (0 per layer, 1 heatmap, 2 histogram), --memory-tab the memory tab
+// (0 timeline, 1 address map), --model a .circle/.tflite file instead of the generated model.
+#include <QApplication>
+#include <QStandardPaths>
+#include <QStyleFactory>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "engine/model/model.h"
+#include "tests/ui/test_models.h"
+#include "ui/session/synthetic_event_source.h"
+#include "ui/views/gradients_view.h"
+#include "ui/views/graph_view.h"
+#include "ui/views/layers_model.h"
+#include "ui/views/layers_panel.h"
+#include "ui/views/main_window.h"
+#include "ui/views/memory_view.h"
+
+using namespace trainscope;
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  QStandardPaths::setTestModeEnabled(true);  // leave the user's settings alone
+  QString output = QStringLiteral("trainscope_main.png");
+  bool dark = false;
+  int overlay = 0;
+  int tab = 0;
+  int memory_tab = 0;
+  QString model_path;
+  const QStringList args = QApplication::arguments();
+  for (int i = 1; i < args.size(); ++i) {
+    if (args[i] == QLatin1String("--dark")) {
+      dark = true;
+    } else if (args[i] == QLatin1String("--overlay") && i + 1 < args.size()) {
+      overlay = args[++i].toInt();
+    } else if (args[i] == QLatin1String("--tab") && i + 1 < args.size()) {
+      tab = args[++i].toInt();
+    } else if (args[i] == QLatin1String("--model") && i + 1 < args.size()) {
+      model_path = args[++i];
+    } else if (args[i] == QLatin1String("--memory-tab") && i + 1 < args.size()) {
+      memory_tab = args[++i].toInt();
+    } else {
+      output = args[i];
+    }
+  }
+  // Only ever write a .png: a mistyped argument must not overwrite some other file.
+  if (!output.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {
+    std::fprintf(stderr, "the output must be a .png file, not %s\n", qPrintable(output));
+    return 2;
+  }
+
+  Graph graph = testing::MakeConvNet();
+  if (!model_path.isEmpty()) {
+    Model model;
+    const Status status = ReadModelFile(model_path.toStdString(), &model);
+    if (!status.ok()) {
+      std::fprintf(stderr, "%s\n", status.message());
+      return 1;
+    }
+    graph = model.graph();
+  }
+  if (graph.subgraphs.empty()) {
+    std::fprintf(stderr, "could not build the model\n");
+    return 1;
+  }
+  const bool generated = model_path.isEmpty();
+  auto store = std::make_shared<TraceStore>();
+  MainWindow window;
+  window.setThemeChoice(dark ? MainWindow::ThemeChoice::kDark : MainWindow::ThemeChoice::kLight);
+  window.setStore(store);
+  window.setGraph(graph, generated ? QStringLiteral("convnet.circle") : model_path);
+  SyntheticOptions options;
+  options.nan_at_optimizer_step = 12;
+  SyntheticEventSource source(graph, store, options);
+  window.setEventSource(&source);
+  window.memoryView()->setBudgetBytes(40 * 1024);
+
+  // Convolution 2 trains its upper half, dense1 everything, dense2 only its bias (generated
+  // model); a loaded model trains its last third.
+  TrainabilityConfig config;
+  if (generated) {
+    config.ranks[2] = TrainRank::kUpperHalf;
+    config.ranks[5] = TrainRank::kAll;
+    config.ranks[6] = TrainRank::kOnlyBias;
+  } else {
+    config.last_n = static_cast<uint32_t>(graph.main().operators.size() / 3 + 1);
+  }
+  window.layersPanel()->model()->setPending(config);
+  window.layersPanel()->apply();
+  if (generated) {
+    window.layersPanel()->setOpWarning(
+        6, QStringLiteral("ONLY_BIAS needs an NDEBUG build of onert-micro"));
+    // A pending change, so the preview shows its deltas.
+    TrainabilityConfig pending = config;
+    pending.ranks[6] = TrainRank::kAll;
+    window.layersPanel()->model()->setPending(pending);
+  }
+
+  for (int i = 0; i < 40; ++i) source.stepBatch();
+  source.stepBackwardOp();
+  source.stepBackwardOp();
+  source.stepBackwardOp();
+  window.graphView()->setOverlay(static_cast<GraphView::Overlay>(overlay));
+  window.gradientsView()->tabs()->setCurrentIndex(tab);
+  window.memoryView()->tabs()->setCurrentIndex(memory_tab);
+  window.show();
+  window.graphView()->fitToView();
+
+  QTimer::singleShot(1200, &window, [&] {
+    const bool saved = window.grab().save(output, "PNG");
+    std::printf("%s %s\n", saved ? "wrote" : "could not write", qPrintable(output));
+    app.exit(saved ? 0 : 1);
+  });
+  return app.exec();
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/session/trace_store.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "engine/model/opcodes.h"
+
+namespace trainscope {
+namespace {
+
+MemoryEvent Alloc(uint32_t tick, int32_t tensor, MemoryCategory category, uint64_t bytes,
+                  uint64_t offset = 0) {
+  return MemoryEvent{tick, Phase::kForward, 0, tensor, category, bytes, offset, true};
+}
+
+MemoryEvent Free(uint32_t tick, int32_t tensor, MemoryCategory category, uint64_t bytes,
+                 uint64_t offset = 0) {
+  return MemoryEvent{tick, Phase::kBackward, 0, tensor, category, bytes, offset, false};
+}
+
+TEST(TraceStore, AppendsFromAnotherThreadAllArriveWhileTheGuiReads) {
+  TraceStore store;
+  constexpr int kBatches = 200;
+  constexpr int kLossesPerBatch = 50;
+  std::atomic<bool> done{false};
+  std::thread producer([&] {
+    for (int b = 0; b < kBatches; ++b) {
+      EventBatch batch;
+      for (int i = 0; i < kLossesPerBatch; ++i)
+        batch.add(LossEvent{uint32_t(b), uint32_t(i), 1.0f});
+      batch.add(GradientStatsEvent{uint32_t(b + 1), 0, 3, 0.5f, 0.1f, 0.0f, 0, 0, {}});
+      store.append(batch);
+    }
+    done = true;
+  });
+  uint64_t last_count = 0;
+  uint64_t last_generation = 0;
+  while (!done) {
+    std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+    EXPECT_GE(snapshot->loss->sampleCount(), last_count);
+    EXPECT_GE(snapshot->generation, last_generation);
+    // A snapshot never shows half a batch.
+    EXPECT_EQ(snapshot->loss->sampleCount() % kLossesPerBatch, 0u);
+    last_count = snapshot->loss->sampleCount();
+    last_generation = snapshot->generation;
+  }
+  producer.join();
+  std::shared_ptr<const TraceSnapshot> final_snapshot = store.snapshot();
+  EXPECT_EQ(final_snapshot->loss->sampleCount(), uint64_t{kBatches} * kLossesPerBatch);
+  EXPECT_EQ(final_snapshot->generation, uint64_t{kBatches});
+  EXPECT_EQ(final_snapshot->latest_gradient_step, uint32_t{kBatches});
+}
+
+TEST(TraceStore, SnapshotStaysUnchangedWhenTheStoreMovesOn) {
+  TraceStore store;
+  EventBatch first;
+  first.add(SampleEvent{1, 1, 0, true});
+  first.add(Alloc(0, 1, MemoryCategory::kInput, 64));
+  first.add(LossEvent{1, 0, 0.5f});
+  store.append(first);
+  std::shared_ptr<const TraceSnapshot> before = store.snapshot();
+
+  EventBatch second;
+  second.add(Alloc(1, 2, MemoryCategory::kActivation, 128));
+  second.add(LossEvent{1, 1, 0.25f});
+  second.add(BackwardStepEvent{0, 3, op::kFullyConnected, true, TrainRank::kAll, false, true, 0});
+  store.append(second);
+  std::shared_ptr<const TraceSnapshot> after = store.snapshot();
+
+  EXPECT_NE(before, after);
+  EXPECT_LT(before->generation, after->generation);
+  EXPECT_EQ(before->loss->sampleCount(), 1u);
+  EXPECT_EQ(before->memory->events().size(), 1u);
+  EXPECT_EQ(before->memory->currentBytes(), 64u);
+  EXPECT_FALSE(before->progress.has_backward_step);
+  EXPECT_EQ(after->loss->sampleCount(), 2u);
+  EXPECT_EQ(after->memory->currentBytes(), 192u);
+  EXPECT_TRUE(after->progress.has_backward_step);
+}
+
+TEST(TraceStore, SnapshotIsSharedUntilSomethingIsAppended) {
+  TraceStore store;
+  EXPECT_EQ(store.snapshot(), store.snapshot());
+  EventBatch empty;
+  store.append(empty);
+  const uint64_t generation = store.generation();
+  EXPECT_EQ(generation, 0u);  // an empty batch changes nothing
+  std::shared_ptr<const TraceSnapshot> a = store.snapshot();
+  EventBatch batch;
+  batch.add(LossEvent{1, 0, 1.0f});
+  store.append(batch);
+  EXPECT_NE(a, store.snapshot());
+}
+
+TEST(TraceStore, LiveBytesPerCategoryFollowAllocationsAndFrees) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(SampleEvent{1, 1, 0, true});
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 100));
+  batch.add(Alloc(1, 1, MemoryCategory::kActivationKept, 400, 112));
+  batch.add(Alloc(2, 1, MemoryCategory::kActivationGradient, 400, 512));
+  batch.add(Free(2, 1, MemoryCategory::kActivationKept, 400, 112));
+  batch.add(Free(3, 1, MemoryCategory::kActivationGradient, 400, 512));
+  store.append(batch);
+  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  const MemoryTimeline& memory = *snapshot->memory;
+  ASSERT_EQ(memory.ticks().size(), 4u);
+  // Hand-computed: tick 1 holds 100 + 400; tick 2 peaks at 900 before the free, ends at 500.
+  EXPECT_EQ(memory.ticks()[1].total(), 500u);
+  EXPECT_EQ(memory.ticks()[2].highWaterTotal(), 900u);
+  EXPECT_EQ(memory.ticks()[2].total(), 500u);
+  EXPECT_EQ(memory.ticks()[2].live[size_t(MemoryCategory::kActivationGradient)], 400u);
+  EXPECT_EQ(memory.ticks()[3].total(), 100u);
+  EXPECT_EQ(memory.peakBytes(), 900u);
+  EXPECT_EQ(snapshot->peakBytes(), 900u);
+  EXPECT_EQ(snapshot->currentBytes(), 100u);
+  EXPECT_EQ(memory.arenaExtent(), 912u);
+  ASSERT_EQ(memory.buffers().size(), 3u);
+  EXPECT_EQ(memory.buffers()[1].alloc_tick, 1u);
+  EXPECT_EQ(memory.buffers()[1].free_tick, 2u);
+  EXPECT_EQ(memory.buffers()[0].free_tick, kOpenLifetime);
+}
+
+TEST(TraceStore, EngineSummariesOverrideTheComputedBytes) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 100));
+  batch.add(MemorySummaryEvent{0, Phase::kForward, 0, 4000, 5000});
+  store.append(batch);
+  EXPECT_EQ(store.snapshot()->currentBytes(), 4000u);
+  EXPECT_EQ(store.snapshot()->peakBytes(), 5000u);
+}
+
+TEST(TraceStore, ANewSampleStartsANewTimelineAndRemembersThePreviousPeak) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(SampleEvent{1, 1, 0, true});
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 300));
+  batch.add(Free(1, 0, MemoryCategory::kInput, 300));
+  batch.add(SampleEvent{1, 1, 0, false});
+  batch.add(SampleEvent{1, 1, 1, true});
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 50));
+  store.append(batch);
+  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  EXPECT_EQ(snapshot->memory->events().size(), 1u);
+  EXPECT_EQ(snapshot->previous_step_peak_bytes, 300u);
+  EXPECT_EQ(snapshot->run_peak_bytes, 300u);
+  EXPECT_EQ(snapshot->progress.sample, 1u);
+}
+
+TEST(TraceStore, TicksRunningBackwardsAlsoStartANewTimeline) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 300));
+  batch.add(Alloc(5, 1, MemoryCategory::kActivation, 10));
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 20));
+  store.append(batch);
+  EXPECT_EQ(store.snapshot()->memory->currentBytes(), 20u);
+}
+
+TEST(TraceStore, BackwardProgressTracksTheCurrentAndFinishedOps) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(SampleEvent{2, 7, 1, true});
+  batch.add(ForwardOpEvent{0, op::kFullyConnected, 10});
+  batch.add(ForwardOpEvent{1, op::kRelu, 10});
+  batch.add(ForwardOpEvent{2, op::kFullyConnected, 10});
+  for (uint32_t i = 0; i < 2; ++i) {
+    const uint32_t k = 2 - i;
+    batch.add(BackwardStepEvent{i, k, 0, k == 2, TrainRank::kOnlyBias, false, true, 0});
+    batch.add(BackwardStepEvent{i, k, 0, k == 2, TrainRank::kOnlyBias, false, false, 99});
+  }
+  batch.add(BackwardStepEvent{2, 0, op::kFullyConnected, true, TrainRank::kAll, true, true, 0});
+  store.append(batch);
+  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  const BackwardProgress& progress = snapshot->progress;
+  EXPECT_EQ(progress.epoch, 2u);
+  EXPECT_EQ(progress.optimizer_step, 7u);
+  EXPECT_EQ(progress.forward_ops_done, 3u);
+  EXPECT_EQ(progress.phase, Phase::kBackward);
+  EXPECT_TRUE(progress.backward_step_running);
+  EXPECT_EQ(progress.backward_step, 2u);
+  EXPECT_EQ(progress.op_index, 0u);
+  EXPECT_EQ(progress.done_ops, (std::vector<uint32_t>{2, 1}));
+  ASSERT_EQ(snapshot->ops.size(), 3u);
+  EXPECT_TRUE(snapshot->ops[2].trainable);
+  EXPECT_EQ(snapshot->ops[2].rank, TrainRank::kOnlyBias);
+  EXPECT_EQ(snapshot->ops[2].backward_ns, 99u);
+  EXPECT_TRUE(snapshot->ops[0].is_last_layer);
+
+  EventBatch next_sample;
+  next_sample.add(SampleEvent{2, 7, 2, true});
+  store.append(next_sample);
+  EXPECT_TRUE(store.snapshot()->progress.done_ops.empty());
+}
+
+TEST(TraceStore, NanAndInfAreCountedAndLocated) {
+  TraceStore store;
+  EventBatch batch;
+  for (uint32_t i = 0; i < 10; ++i) {
+    batch.add(LossEvent{1, i, i == 4 ? std::nanf("") : 1.0f});
+  }
+  GradientStatsEvent bad{3, 1, 5, std::nanf(""), 1.0f, 0.0f, 4, 2, {}};
+  batch.add(bad);
+  bad.optimizer_step = 4;
+  bad.nan_count = 1;
+  bad.inf_count = 0;
+  batch.add(bad);
+  store.append(batch);
+  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  EXPECT_EQ(snapshot->loss->nanCount(), 1u);
+  ASSERT_EQ(snapshot->loss->nonFinitePoints().size(), 1u);
+  EXPECT_EQ(snapshot->loss->nonFinitePoints()[0].x, 5.0);  // the fifth sample
+  EXPECT_EQ(snapshot->gradient_nan_total, 5u);
+  EXPECT_EQ(snapshot->gradient_inf_total, 2u);
+  const TensorGradient* tensor = snapshot->findTensor(5);
+  ASSERT_NE(tensor, nullptr);
+  EXPECT_EQ(tensor->nan_total, 5u);
+  EXPECT_EQ(tensor->stats.optimizer_step, 4u);
+}
+
+TEST(TraceStore, EverythingStaysWithinItsLimitsAndCountsWhatItDrops) {
+  TraceStore::Limits limits;
+  limits.series_points = 64;
+  limits.gradient_columns = 8;
+  limits.memory_events_per_step = 100;
+  limits.messages = 5;
+  limits.max_ops = 16;
+  TraceStore store(limits);
+  for (int round = 0; round < 50; ++round) {
+    EventBatch batch;
+    for (uint32_t i = 0; i < 1000; ++i) {
+      const uint32_t tick = uint32_t(round) * 1000 + i;
+      batch.add(LossEvent{tick, 0, float(i)});
+      batch.add(Alloc(tick, int32_t(i), MemoryCategory::kActivation, 8));
+    }
+    batch.add(GradientStatsEvent{uint32_t(round + 1), 0, 1, 1.0f, 1.0f, 0.0f, 0, 0, {}});
+    batch.add(StatusMessage{MessageLevel::kInfo, QStringLiteral("round %1").arg(round)});
+    batch.add(BackwardStepEvent{0, 1000000, 0, false, TrainRank::kAll, false, false, 0});
+    store.append(batch);
+  }
+  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  EXPECT_LE(snapshot->loss->buckets().size(), 64u);
+  EXPECT_EQ(snapshot->loss->sampleCount(), 50000u);
+  EXPECT_LE(snapshot->gradients->columns().size(), 8u);
+  EXPECT_LE(snapshot->memory->events().size(), 100u);
+  EXPECT_LE(snapshot->memory->ticks().size(), 100u);
+  EXPECT_EQ(snapshot->memory->droppedEvents(), 50000u - 100u);
+  EXPECT_EQ(snapshot->memory->currentBytes(), 50000u * 8u);  // accounting stays exact
+  ASSERT_EQ(snapshot->messages->size(), 5u);
+  EXPECT_EQ(snapshot->messages->back().text, QStringLiteral("round 49"));
+  EXPECT_EQ(snapshot->messages_dropped, 45u);
+  EXPECT_TRUE(snapshot->ops.empty());  // op 1000000 is beyond max_ops
+}
+
+TEST(TraceStore, BatchesWithoutOrderApplyKindByKind) {
+  TraceStore store;
+  EventBatch batch;
+  batch.samples.push_back(SampleEvent{1, 1, 0, true});
+  batch.memory.push_back(Alloc(0, 0, MemoryCategory::kInput, 10));
+  batch.losses.push_back(LossEvent{1, 0, 2.0f});
+  store.append(batch);
+  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  EXPECT_EQ(snapshot->memory->currentBytes(), 10u);
+  EXPECT_EQ(snapshot->loss->sampleCount(), 1u);
+  EXPECT_TRUE(snapshot->progress.in_sample);
+}
+
+TEST(TraceStore, OrderEntriesPointingNowhereAreIgnored) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(LossEvent{1, 0, 2.0f});
+  batch.order.push_back(EventRef{EventKind::kMemory, 12345});
+  batch.order.push_back(EventRef{EventKind::kLoss, 7});
+  store.append(batch);
+  EXPECT_EQ(store.snapshot()->loss->sampleCount(), 1u);
+  EXPECT_TRUE(store.snapshot()->memory->events().empty());
+}
+
+TEST(TraceStore, ClearStartsOverButKeepsTheGenerationGrowing) {
+  TraceStore store;
+  EventBatch batch;
+  batch.add(LossEvent{1, 0, 2.0f});
+  store.append(batch);
+  const uint64_t generation = store.generation();
+  store.clear();
+  EXPECT_GT(store.generation(), generation);
+  EXPECT_EQ(store.snapshot()->loss->sampleCount(), 0u);
+}
+
+}  // namespace
+}  // namespace trainscope

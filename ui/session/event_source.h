@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// EventSource: what every producer of training events looks like to the GUI: the embedded engine,
+// a device session and trace replay implement it, SyntheticEventSource fakes one. A source writes
+// its events into the TraceStore it was given and emits dataReady(); views poll the store.
+//
+// Commands (start, pause, step ...) are requests: a source answers with stateChanged() once the
+// state really changed, and with errorOccurred() (user-facing text, never a dialog) when it
+// cannot comply. Trainability changes apply at the next optimizer-step boundary.
+//
+// Lives on the GUI thread; a source that produces on a worker thread may emit dataReady() and
+// errorOccurred() from there (queued connections deliver them).
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "engine/core/events.h"
+#include "ui/session/trace_store.h"
+
+namespace trainscope {
+
+class EventSource : public QObject {
+  Q_OBJECT
+
+ public:
+  enum class State { kStopped, kRunning, kPaused };
+  Q_ENUM(State)
+
+  explicit EventSource(std::shared_ptr<TraceStore> store, QObject* parent = nullptr);
+  ~EventSource() override;
+
+  State state() const { return state_.load(std::memory_order_acquire); }
+  const std::shared_ptr<TraceStore>& store() const { return store_; }
+  // A short user-facing name ("synthetic", "board on /dev/ttyACM0", "replay of run.tstrace").
+  virtual QString description() const = 0;
+
+ public Q_SLOTS:
+  virtual void start() = 0;
+  virtual void pause() = 0;
+  virtual void resume() = 0;
+  // Run until the next backward step ends, then pause.
+  virtual void stepBackwardOp() = 0;
+  // Run until the current (or next) sample ends, then pause.
+  virtual void stepSample() = 0;
+  // Run until the next optimizer step, then pause.
+  virtual void stepBatch() = 0;
+  virtual void stop() = 0;
+  virtual void setTrainability(uint32_t last_n, const std::map<uint16_t, TrainRank>& ranks) = 0;
+
+ Q_SIGNALS:
+  void stateChanged(trainscope::EventSource::State state);
+  void errorOccurred(const QString& message);
+  void dataReady();
+
+ protected:
+  // Emits stateChanged() when the state differs.
+  void setState(State state);
+  // Appends to the store and emits dataReady(); safe from any thread.
+  void publish(const EventBatch& batch);
+
+ private:
+  std::shared_ptr<TraceStore> store_;
+  std::atomic<State> state_{State::kStopped};
+};
+
+QString StateName(EventSource::State state);
+
+}  // namespace trainscope

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// GradientsView: filling the three plots from a snapshot.
+#include <QComboBox>
+#include <QLabel>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ui/views/format.h"
+#include "ui/views/gradients_view.h"
+#include "ui/views/qcustomplot_include.h"
+
+namespace trainscope {
+namespace {
+
+constexpr int kMaxStepLabels = 10;
+
+QSharedPointer<QCPAxisTickerText> TextTicker(const QVector<QString>& labels, int every = 1) {
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int i = 0; i < labels.size(); i += std::max(1, every)) ticker->addTick(i, labels[i]);
+  return ticker;
+}
+
+// A log axis range that shows every positive value with some room.
+QCPRange LogRange(double low, double high) {
+  if (!(high > 0.0)) return QCPRange(1e-6, 1.0);
+  if (!(low > 0.0) || low > high) low = high;
+  return QCPRange(low / 3.0, high * 3.0);
+}
+
+}  // namespace
+
+void GradientsView::rebuildLayers(const TraceSnapshot& snapshot) {
+  QVector<double> keys, l2, ratio_keys, ratios, bad_keys;
+  QVector<QString> labels;
+  double low = std::numeric_limits<double>::infinity();
+  double high = 0.0;
+  double ratio_low = std::numeric_limits<double>::infinity();
+  double ratio_high = 0.0;
+  uint64_t bad_total = 0;
+  int index = 0;
+  for (const TensorGradient& tensor : snapshot.tensors) {
+    labels.push_back(tensorLabel(tensor.tensor, tensor.op_index));
+    const double x = index++;
+    if (tensor.has_stats) {
+      const GradientStatsEvent& stats = tensor.stats;
+      // A non-finite statistic has no bar; the red marker says why.
+      if (std::isfinite(stats.l2) && stats.l2 > 0) {
+        keys.push_back(x);
+        l2.push_back(stats.l2);
+        low = std::min<double>(low, stats.l2);
+        high = std::max<double>(high, stats.l2);
+      }
+      if (std::isfinite(stats.max_abs) && stats.max_abs > 0) {
+        low = std::min<double>(low, stats.max_abs);
+        high = std::max<double>(high, stats.max_abs);
+      }
+      const uint64_t bad = uint64_t{stats.nan_count} + stats.inf_count;
+      if (bad > 0 || !std::isfinite(stats.l2)) bad_keys.push_back(x);
+      bad_total += bad;
+    }
+    if (tensor.has_ratio && std::isfinite(tensor.ratio.ratio) && tensor.ratio.ratio > 0) {
+      ratio_keys.push_back(x);
+      ratios.push_back(tensor.ratio.ratio);
+      ratio_low = std::min<double>(ratio_low, tensor.ratio.ratio);
+      ratio_high = std::max<double>(ratio_high, tensor.ratio.ratio);
+    }
+  }
+  // max|g| may lack a value where l2 has one, so it gets its own keys.
+  QVector<double> max_keys, max_values;
+  index = 0;
+  for (const TensorGradient& tensor : snapshot.tensors) {
+    const double x = index++;
+    if (tensor.has_stats && std::isfinite(tensor.stats.max_abs) && tensor.stats.max_abs > 0) {
+      max_keys.push_back(x);
+      max_values.push_back(tensor.stats.max_abs);
+    }
+  }
+  l2_bars_->setData(keys, l2, true);
+  max_bars_->setData(max_keys, max_values, true);
+  ratio_bars_->setData(ratio_keys, ratios, true);
+
+  QCPAxisRect* norm_rect = layers_plot_->axisRect(0);
+  const QCPRange range = LogRange(low, high);
+  norm_rect->axis(QCPAxis::atLeft)->setRange(range);
+  QVector<double> bad_values(bad_keys.size(), range.upper / 1.8);
+  non_finite_->setData(bad_keys, bad_values, true);
+  non_finite_->setName(
+      tr("NaN/Inf (%1 this step, %2 in run)")
+          .arg(FormatCount(bad_total))
+          .arg(FormatCount(snapshot.gradient_nan_total + snapshot.gradient_inf_total)));
+  if (snapshot.gradient_nan_total + snapshot.gradient_inf_total > 0) {
+    non_finite_->addToLegend();
+  } else {
+    non_finite_->removeFromLegend();
+  }
+  const QCPRange ratio_range = LogRange(std::min(ratio_low, 1e-3), std::max(ratio_high, 1e-3));
+  ratio_rect_->axis(QCPAxis::atLeft)->setRange(ratio_range);
+  const double count = std::max(1.0, static_cast<double>(labels.size()));
+  const int every = labels.size() > 24 ? static_cast<int>(labels.size() / 24) + 1 : 1;
+  for (QCPAxisRect* rect : {norm_rect, ratio_rect_}) {
+    QCPAxis* axis = rect->axis(QCPAxis::atBottom);
+    axis->setTicker(TextTicker(labels, every));
+    axis->setRange(-0.6, count - 0.4);
+  }
+  ratio_rect_->axis(QCPAxis::atBottom)->setTickLabelRotation(labels.size() > 6 ? -35 : 0);
+  norm_rect->axis(QCPAxis::atTop)
+      ->setLabel(snapshot.latest_gradient_step > 0
+                     ? tr("optimizer step %1").arg(snapshot.latest_gradient_step)
+                     : tr("no gradients yet"));
+  norm_rect->axis(QCPAxis::atTop)->setVisible(true);
+  norm_rect->axis(QCPAxis::atTop)->setTicks(false);
+  norm_rect->axis(QCPAxis::atTop)->setTickLabels(false);
+}
+
+void GradientsView::rebuildHeatmap(const TraceSnapshot& snapshot) {
+  const GradientMatrix& matrix = *snapshot.gradients;
+  const int columns = static_cast<int>(matrix.columns().size());
+  const int rows = static_cast<int>(matrix.rows().size());
+  QCPColorMapData* cells = heatmap_->data();
+  cells->setSize(std::max(1, columns), std::max(1, rows));
+  cells->setRange(QCPRange(0, std::max(1, columns) - 1), QCPRange(0, std::max(1, rows) - 1));
+  cells->fill(std::numeric_limits<double>::quiet_NaN());
+  double low = std::numeric_limits<double>::infinity();
+  double high = 0.0;
+  QVector<double> bad_x, bad_y;
+  for (int c = 0; c < columns; ++c) {
+    const GradientColumn& column = matrix.columns()[static_cast<size_t>(c)];
+    for (int r = 0; r < rows && r < static_cast<int>(column.cells.size()); ++r) {
+      const GradientCell& cell = column.cells[static_cast<size_t>(r)];
+      if (cell.nan_count + cell.inf_count > 0) {
+        bad_x.push_back(c);
+        bad_y.push_back(r);
+      }
+      double value = std::numeric_limits<double>::quiet_NaN();
+      switch (heatmap_value_) {
+        case HeatmapValue::kL2:
+          if (cell.has_gradient) value = cell.l2;
+          break;
+        case HeatmapValue::kMaxAbs:
+          if (cell.has_gradient) value = cell.max_abs;
+          break;
+        case HeatmapValue::kUpdateRatio:
+          if (cell.has_update_ratio) value = cell.update_ratio;
+          break;
+      }
+      if (!std::isfinite(value) || value <= 0.0) continue;  // a log scale cannot place it
+      cells->setCell(c, r, value);
+      low = std::min(low, value);
+      high = std::max(high, value);
+    }
+  }
+  heatmap_nan_->setData(bad_x, bad_y, true);
+  if (high > 0.0) {
+    heatmap_->setDataRange(QCPRange(low, high > low ? high : low * 10.0));
+  }
+  static const char* const kNames[] = {QT_TR_NOOP("gradient L2 norm"), QT_TR_NOOP("max |g|"),
+                                       QT_TR_NOOP("update ratio")};
+  color_scale_->axis()->setLabel(tr(kNames[static_cast<int>(heatmap_value_)]));
+
+  QVector<QString> step_labels;
+  for (const GradientColumn& column : matrix.columns()) {
+    step_labels.push_back(
+        column.first_step == column.last_step
+            ? QString::number(column.first_step)
+            : QStringLiteral("%1–%2").arg(column.first_step).arg(column.last_step));
+  }
+  const int every = columns > kMaxStepLabels ? (columns + kMaxStepLabels - 1) / kMaxStepLabels : 1;
+  heatmap_plot_->xAxis->setTicker(TextTicker(step_labels, every));
+  QVector<QString> row_labels;
+  for (const GradientRow& row : matrix.rows())
+    row_labels.push_back(tensorLabel(row.tensor, row.op_index));
+  const int row_every = rows > 20 ? rows / 20 + 1 : 1;
+  heatmap_plot_->yAxis->setTicker(TextTicker(row_labels, row_every));
+  heatmap_plot_->xAxis->setRange(-0.5, std::max(1, columns) - 0.5);
+  heatmap_plot_->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
+}
+
+void GradientsView::rebuildHistogram(const TraceSnapshot& snapshot) {
+  // Keep the tensor list in step with the snapshot.
+  if (tensor_combo_->count() != static_cast<int>(snapshot.tensors.size())) {
+    QSignalBlocker block(tensor_combo_);
+    tensor_combo_->clear();
+    for (const TensorGradient& tensor : snapshot.tensors) {
+      tensor_combo_->addItem(tensorLabel(tensor.tensor, tensor.op_index), tensor.tensor);
+    }
+  }
+  const TensorGradient* selected = snapshot.findTensor(selected_tensor_);
+  if (!selected || !selected->has_stats) {
+    selected = nullptr;
+    for (const TensorGradient& tensor : snapshot.tensors) {
+      if (tensor.has_stats) {
+        selected = &tensor;
+        break;
+      }
+    }
+  }
+  QVector<double> keys, counts;
+  if (selected) {
+    const int index = tensor_combo_->findData(selected->tensor);
+    if (index >= 0) {
+      QSignalBlocker block(tensor_combo_);
+      tensor_combo_->setCurrentIndex(index);
+    }
+    double top = 1.0;
+    for (int bin = 0; bin < kGradientHistogramBins; ++bin) {
+      keys.push_back(bin);
+      counts.push_back(selected->stats.histogram[bin]);
+      top = std::max<double>(top, selected->stats.histogram[bin]);
+    }
+    histogram_plot_->yAxis->setRange(0, top * 1.1);
+    QString title =
+        tr("optimizer step %1 · mean %2 · max |g| %3")
+            .arg(selected->stats.optimizer_step)
+            .arg(FormatValue(selected->stats.mean), FormatValue(selected->stats.max_abs));
+    if (selected->stats.nan_count + selected->stats.inf_count > 0) {
+      title +=
+          tr(" · %1 NaN, %2 Inf").arg(selected->stats.nan_count).arg(selected->stats.inf_count);
+    }
+    histogram_title_->setText(title);
+  } else {
+    histogram_title_->setText(tr("no gradient statistics yet"));
+  }
+  histogram_->setData(keys, counts, true);
+}
+
+}  // namespace trainscope

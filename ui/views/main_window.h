@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// MainWindow: the shell around the views. Every view sits in a dock (layout saved and restored
+// with QSettings); a toolbar and the Debug menu drive the current EventSource (Run/Continue F5,
+// Pause, Step backward op F10, Step sample F11, Step batch, Stop Shift+F5); the status bar shows
+// epoch, optimizer step, backward step i / op k and current and peak bytes. File > Open, the
+// recent-files menu and dropping a .circle/.tflite file only emit openRequested(path): loading is
+// the owner's job, which then calls setGraph() and addRecentFile(). Colours follow the system
+// palette unless View > Theme overrides it.
+//
+// The window does not own the source (the owner does) and shares the TraceStore with it.
+//
+//   MainWindow window;
+//   window.setStore(store);
+//   window.setGraph(model.graph(), path);
+//   window.setEventSource(&source);
+//   QObject::connect(&window, &MainWindow::openRequested, loader, &Loader::open);
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QStringList>
+
+#include <memory>
+
+#include "engine/model/graph.h"
+#include "ui/session/event_source.h"
+#include "ui/session/trace_store.h"
+
+class QActionGroup;
+class QLabel;
+class QListWidget;
+class QMenu;
+
+namespace trainscope {
+
+class GradientsView;
+class GraphView;
+class LayersPanel;
+class LossView;
+class MemoryView;
+class SnapshotFollower;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  enum class Command { kRun, kPause, kStepBackwardOp, kStepSample, kStepBatch, kStop };
+  enum class ThemeChoice { kSystem = 0, kLight, kDark };
+  static constexpr int kMaxRecentFiles = 8;
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  void setStore(std::shared_ptr<TraceStore> store);
+  void setGraph(const Graph& graph, const QString& path);
+  // Not owned; may be null. Commands and trainability go to it; its state drives the actions.
+  void setEventSource(EventSource* source);
+  EventSource* eventSource() const { return source_; }
+
+  QAction* action(Command command) const;
+  void addRecentFile(const QString& path);
+  void removeRecentFile(const QString& path);
+  QStringList recentFiles() const;
+  void setThemeChoice(ThemeChoice choice);
+  ThemeChoice themeChoice() const { return theme_choice_; }
+  // Puts the docks back where a fresh window has them.
+  void resetLayout();
+
+  GraphView* graphView() const { return graph_view_; }
+  MemoryView* memoryView() const { return memory_view_; }
+  GradientsView* gradientsView() const { return gradients_view_; }
+  LossView* lossView() const { return loss_view_; }
+  LayersPanel* layersPanel() const { return layers_panel_; }
+  // The status bar fields, for tests.
+  QString statusText() const;
+
+ Q_SIGNALS:
+  void openRequested(const QString& path);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void createActions();
+  void createMenus();
+  void createDocks();
+  void applyDefaultSizes();
+  void createStatusBar();
+  void saveSettings() const;
+  void restoreSettings();
+  void updateRecentMenu();
+  void updateActions();
+  void updateStatus(const TraceSnapshot& snapshot);
+  void showSourceError(const QString& message);
+  void runOrContinue();
+  void openFileDialog();
+  void applyTheme();
+  static bool IsModelFile(const QString& path);
+
+  std::shared_ptr<TraceStore> store_;
+  QPointer<EventSource> source_;
+  Graph graph_;
+  QString model_path_;
+  ThemeChoice theme_choice_ = ThemeChoice::kSystem;
+  QPalette system_palette_;
+  uint64_t messages_seen_ = 0;
+
+  GraphView* graph_view_ = nullptr;
+  MemoryView* memory_view_ = nullptr;
+  GradientsView* gradients_view_ = nullptr;
+  LossView* loss_view_ = nullptr;
+  LayersPanel* layers_panel_ = nullptr;
+  QListWidget* messages_ = nullptr;
+  std::vector<QDockWidget*> docks_;
+  QByteArray default_state_;
+  bool geometry_restored_ = false;
+  QByteArray restored_geometry_;
+  bool shown_once_ = false;
+
+  QAction* run_action_ = nullptr;
+  QAction* pause_action_ = nullptr;
+  QAction* step_op_action_ = nullptr;
+  QAction* step_sample_action_ = nullptr;
+  QAction* step_batch_action_ = nullptr;
+  QAction* stop_action_ = nullptr;
+  QAction* open_action_ = nullptr;
+  QMenu* recent_menu_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+  QActionGroup* theme_group_ = nullptr;
+
+  QLabel* state_label_ = nullptr;
+  QLabel* step_label_ = nullptr;
+  QLabel* backward_label_ = nullptr;
+  QLabel* memory_label_ = nullptr;
+  SnapshotFollower* follower_ = nullptr;
+};
+
+}  // namespace trainscope

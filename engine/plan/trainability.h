@@ -28,6 +28,11 @@ namespace trainscope {
 struct TrainabilityConfig {
   uint32_t num_train_layers = 0;           // onert-micro num_of_train_layers, 0 = all ops
   std::map<uint16_t, TrainRank> op_ranks;  // train-config entries; non-empty overrides the above
+
+  bool operator==(const TrainabilityConfig& other) const {
+    return num_train_layers == other.num_train_layers && op_ranks == other.op_ranks;
+  }
+  bool operator!=(const TrainabilityConfig& other) const { return !(*this == other); }
 };
 
 inline constexpr uint32_t kNoBackwardStep = std::numeric_limits<uint32_t>::max();

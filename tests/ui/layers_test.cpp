@@ -64,22 +64,22 @@ class LayersTest : public QObject {
     model.setLastN(2);
     QVERIFY(model.setData(model.index(0, LayersModel::kTrains), Qt::Checked, Qt::CheckStateRole));
     const TrainRankMap expected{{0, TrainRank::kAll}, {4, TrainRank::kAll}};
-    QCOMPARE(model.pending().ranks, expected);
-    QVERIFY(model.resolved()[1].runs_backward);  // backward now reaches op 0
+    QCOMPARE(model.pending().op_ranks, expected);
+    QVERIFY(model.resolved()[1].in_backward_range);  // backward now reaches op 0
     QVERIFY(!model.resolved()[2].trainable);
     model.setLastN(3);
-    QVERIFY(model.pending().ranks.empty());
+    QVERIFY(model.pending().op_ranks.empty());
   }
 
   void theLastTrainedOpCannotBeUnticked() {
     LayersModel model;
     model.setGraph(graph_);
     TrainabilityConfig one;
-    one.ranks[4] = TrainRank::kOnlyBias;
+    one.op_ranks[4] = TrainRank::kOnlyBias;
     model.setPending(one);
     QVERIFY(
         !model.setData(model.index(4, LayersModel::kTrains), Qt::Unchecked, Qt::CheckStateRole));
-    QCOMPARE(model.pending().ranks.size(), size_t{1});
+    QCOMPARE(model.pending().op_ranks.size(), size_t{1});
     QVERIFY(!model.setData(model.index(4, LayersModel::kRank), 7, Qt::EditRole));  // no such rank
   }
 
@@ -89,11 +89,11 @@ class LayersTest : public QObject {
     // A made-up planner: every trained layer costs 1000 heap bytes.
     panel.setEstimator([this](uint32_t last_n, const TrainRankMap& ranks) {
       TrainabilityConfig config;
-      config.last_n = last_n;
-      config.ranks = ranks;
+      config.num_train_layers = last_n;
+      config.op_ranks = ranks;
       const auto ops = ResolveTrainability(graph_.main(), config);
       LayersPanel::Estimate estimate;
-      for (const OpTrainability& op : ops) estimate.heap_peak_bytes += op.runs_backward ? 1000 : 0;
+      for (const OpTrainability& op : ops) estimate.heap_peak_bytes += op.in_backward_range ? 1000 : 0;
       estimate.arena_bytes = estimate.heap_peak_bytes * 2;
       estimate.trained_params = TrainedParameterCount(graph_.main(), ops);
       return estimate;
@@ -113,11 +113,11 @@ class LayersTest : public QObject {
     QCOMPARE(spy.at(0).at(0).toUInt(), 2u);
     QVERIFY(spy.at(0).at(1).value<TrainRankMap>().empty());
     QVERIFY(!panel.applyButton()->isEnabled());
-    QCOMPARE(panel.appliedTrainability().last_n, 2u);
+    QCOMPARE(panel.appliedTrainability().num_train_layers, 2u);
 
     panel.lastNSpinBox()->setValue(4);
     panel.revertButton()->click();
-    QCOMPARE(panel.pendingTrainability().last_n, 2u);
+    QCOMPARE(panel.pendingTrainability().num_train_layers, 2u);
     QCOMPARE(panel.lastNSpinBox()->value(), 2);
   }
 

@@ -42,8 +42,8 @@ class RecordingSource : public EventSource {
   void stop() override { record(QStringLiteral("stop"), State::kStopped); }
   void setTrainability(uint32_t last_n, const std::map<uint16_t, TrainRank>& ranks) override {
     calls << QStringLiteral("setTrainability");
-    trainability.last_n = last_n;
-    trainability.ranks = ranks;
+    trainability.num_train_layers = last_n;
+    trainability.op_ranks = ranks;
   }
   void fail(const QString& text) { Q_EMIT errorOccurred(text); }
 
@@ -132,7 +132,7 @@ class MainWindowTest : public QObject {
     window.setEventSource(&source);
     window.setGraph(graph_, QStringLiteral("net.circle"));
     TrainabilityConfig config;
-    config.ranks[5] = TrainRank::kOnlyBias;
+    config.op_ranks[5] = TrainRank::kOnlyBias;
     window.layersPanel()->model()->setPending(config);
     window.layersPanel()->apply();
     QVERIFY(source.calls.contains(QStringLiteral("setTrainability")));

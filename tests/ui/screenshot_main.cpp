@@ -88,11 +88,11 @@ int main(int argc, char** argv) {
   // model); a loaded model trains its last third.
   TrainabilityConfig config;
   if (generated) {
-    config.ranks[2] = TrainRank::kUpperHalf;
-    config.ranks[5] = TrainRank::kAll;
-    config.ranks[6] = TrainRank::kOnlyBias;
+    config.op_ranks[2] = TrainRank::kUpperHalf;
+    config.op_ranks[5] = TrainRank::kAll;
+    config.op_ranks[6] = TrainRank::kOnlyBias;
   } else {
-    config.last_n = static_cast<uint32_t>(graph.main().operators.size() / 3 + 1);
+    config.num_train_layers = static_cast<uint32_t>(graph.main().operators.size() / 3 + 1);
   }
   window.layersPanel()->model()->setPending(config);
   window.layersPanel()->apply();
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
         6, QStringLiteral("ONLY_BIAS needs an NDEBUG build of onert-micro"));
     // A pending change, so the preview shows its deltas.
     TrainabilityConfig pending = config;
-    pending.ranks[6] = TrainRank::kAll;
+    pending.op_ranks[6] = TrainRank::kAll;
     window.layersPanel()->model()->setPending(pending);
   }
 

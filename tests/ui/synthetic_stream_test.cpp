@@ -66,7 +66,7 @@ TEST(SyntheticStream, TrainabilityChangesWaitForTheNextOptimizerStep) {
   SyntheticStream stream(graph.main(), options);
   RunUntil(stream, Unit::kSampleEnd);  // first sample of the batch, all 4 ops backward
   TrainabilityConfig last_two;
-  last_two.last_n = 2;
+  last_two.num_train_layers = 2;
   stream.setTrainability(last_two);
   EventBatch rest_of_batch = RunUntil(stream, Unit::kOptimizerStep);
   size_t steps = 0;
@@ -86,7 +86,7 @@ TEST(SyntheticStream, GradientStatsOnlyForTrainedWeights) {
   options.batch_size = 1;
   SyntheticStream stream(graph.main(), options);
   TrainabilityConfig config;
-  config.ranks[2] = TrainRank::kOnlyBias;
+  config.op_ranks[2] = TrainRank::kOnlyBias;
   stream.setTrainability(config);
   const EventBatch batch = RunUntil(stream, Unit::kOptimizerStep);
   ASSERT_EQ(batch.gradient_stats.size(), 1u);  // op 2's bias only

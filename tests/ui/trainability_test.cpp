@@ -23,11 +23,11 @@ class TrainabilityTest : public ::testing::Test {
 
 TEST_F(TrainabilityTest, LastNLayersRunBackwardFromTheEnd) {
   TrainabilityConfig config;
-  config.last_n = 2;
+  config.num_train_layers = 2;
   const std::vector<OpTrainability> ops = ResolveTrainability(subgraph(), config);
-  EXPECT_FALSE(ops[0].runs_backward);
-  EXPECT_FALSE(ops[1].runs_backward);
-  EXPECT_TRUE(ops[3].runs_backward);
+  EXPECT_FALSE(ops[0].in_backward_range);
+  EXPECT_FALSE(ops[1].in_backward_range);
+  EXPECT_TRUE(ops[3].in_backward_range);
   EXPECT_EQ(ops[3].backward_step, 0u);
   EXPECT_EQ(ops[2].backward_step, 1u);
   EXPECT_TRUE(ops[2].is_last_layer);
@@ -39,34 +39,34 @@ TEST_F(TrainabilityTest, LastNLayersRunBackwardFromTheEnd) {
 TEST_F(TrainabilityTest, ZeroOrTooManyLayersMeansTheWholeModel) {
   for (uint32_t last_n : {0u, 4u, 99u}) {
     TrainabilityConfig config;
-    config.last_n = last_n;
-    EXPECT_EQ(BackwardLayerCount(4, config), 4u) << "last_n " << last_n;
+    config.num_train_layers = last_n;
+    EXPECT_EQ(BackwardLayerCount(subgraph(), config), 4u) << "last_n " << last_n;
     const std::vector<OpTrainability> ops = ResolveTrainability(subgraph(), config);
-    EXPECT_TRUE(ops[0].runs_backward);
+    EXPECT_TRUE(ops[0].in_backward_range);
     EXPECT_TRUE(ops[0].is_last_layer);
   }
 }
 
 TEST_F(TrainabilityTest, ARankMapOverridesLastNAndTrainsOnlyListedOps) {
   TrainabilityConfig config;
-  config.last_n = 1;
-  config.ranks[1] = TrainRank::kOnlyBias;
+  config.num_train_layers = 1;
+  config.op_ranks[1] = TrainRank::kOnlyBias;
   const std::vector<OpTrainability> ops = ResolveTrainability(subgraph(), config);
-  EXPECT_FALSE(ops[0].runs_backward);
-  EXPECT_TRUE(ops[1].runs_backward);
+  EXPECT_FALSE(ops[0].in_backward_range);
+  EXPECT_TRUE(ops[1].in_backward_range);
   EXPECT_TRUE(ops[1].is_last_layer);
   EXPECT_TRUE(ops[1].trainable);
   EXPECT_EQ(ops[1].rank, TrainRank::kOnlyBias);
-  EXPECT_TRUE(ops[2].runs_backward);
+  EXPECT_TRUE(ops[2].in_backward_range);
   EXPECT_FALSE(ops[2].trainable);  // gradients flow through it, its weights stay
 }
 
 TEST_F(TrainabilityTest, RankEntriesBeyondTheModelAreIgnored) {
   TrainabilityConfig config;
-  config.ranks[99] = TrainRank::kAll;
-  EXPECT_EQ(BackwardLayerCount(4, config), 0u);
+  config.op_ranks[99] = TrainRank::kAll;
+  EXPECT_EQ(BackwardLayerCount(subgraph(), config), 0u);
   const std::vector<OpTrainability> ops = ResolveTrainability(subgraph(), config);
-  for (const OpTrainability& op : ops) EXPECT_FALSE(op.runs_backward);
+  for (const OpTrainability& op : ops) EXPECT_FALSE(op.in_backward_range);
 }
 
 TEST_F(TrainabilityTest, TrainedParametersFollowTheRanks) {
@@ -75,8 +75,8 @@ TEST_F(TrainabilityTest, TrainedParametersFollowTheRanks) {
   EXPECT_EQ(TrainedParameterCount(subgraph(), ResolveTrainability(subgraph(), all)),
             128u + 8u + 32u + 4u);
   TrainabilityConfig ranked;
-  ranked.ranks[0] = TrainRank::kUpperHalf;  // rows [0, 4) of 8: 4 x 16, plus the bias
-  ranked.ranks[2] = TrainRank::kOnlyBias;   // bias only
+  ranked.op_ranks[0] = TrainRank::kUpperHalf;  // rows [0, 4) of 8: 4 x 16, plus the bias
+  ranked.op_ranks[2] = TrainRank::kOnlyBias;   // bias only
   EXPECT_EQ(TrainedParameterCount(subgraph(), ResolveTrainability(subgraph(), ranked)),
             64u + 8u + 4u);
   EXPECT_EQ(OperatorParameterCount(subgraph(), 0), 136u);
@@ -87,9 +87,9 @@ TEST_F(TrainabilityTest, TrainedParametersFollowTheRanks) {
 TEST(Trainability, HalvesOfAnOddRowCountSplitLikeOnertMicro) {
   const Graph graph = MakeMlp({3, 5, 2});  // FC0 weights 5x3
   TrainabilityConfig upper;
-  upper.ranks[0] = TrainRank::kUpperHalf;  // rows [0, 2)
+  upper.op_ranks[0] = TrainRank::kUpperHalf;  // rows [0, 2)
   TrainabilityConfig lower;
-  lower.ranks[0] = TrainRank::kLowerHalf;  // rows [2, 5)
+  lower.op_ranks[0] = TrainRank::kLowerHalf;  // rows [2, 5)
   EXPECT_EQ(TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), upper)),
             2u * 3u + 5u);
   EXPECT_EQ(TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), lower)),

@@ -88,7 +88,7 @@ class ViewsTest : public QObject {
     view.setGraph(graph_);
     QCOMPARE(view.nodeCount(), 8);
     TrainabilityConfig last_three;
-    last_three.last_n = 3;
+    last_three.num_train_layers = 3;
     view.setTrainability(last_three);
     QCOMPARE(view.nodeCount(), 4);  // ops 0..4 in one node + 3 trained ops
     QCOMPARE(view.nodeOfOp(0), view.nodeOfOp(4));

@@ -75,8 +75,8 @@ void SyntheticEventSource::stepBatch() {
 
 void SyntheticEventSource::setTrainability(uint32_t last_n,
                                            const std::map<uint16_t, TrainRank>& ranks) {
-  trainability_.last_n = last_n;
-  trainability_.ranks = ranks;
+  trainability_.num_train_layers = last_n;
+  trainability_.op_ranks = ranks;
   if (stream_) stream_->setTrainability(trainability_);
 }
 

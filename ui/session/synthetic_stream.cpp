@@ -48,11 +48,11 @@ void SyntheticStream::applyTrainability() {
   if (has_pending_) applied_ = pending_;
   has_pending_ = false;
   resolved_ = ResolveTrainability(subgraph_, applied_);
-  backward_layers_ = BackwardLayerCount(subgraph_.operators.size(), applied_);
+  backward_layers_ = BackwardLayerCount(subgraph_, applied_);
   // An activation is kept for backward when an op that runs backward reads or wrote it.
   keep_for_backward_.assign(subgraph_.tensors.size(), false);
   for (size_t k = 0; k < subgraph_.operators.size(); ++k) {
-    if (!resolved_[k].runs_backward) continue;
+    if (!resolved_[k].in_backward_range) continue;
     const Operator& op = subgraph_.operators[k];
     for (int32_t tensor : op.inputs) {
       if (tensor >= 0 && !isConstant(tensor))

@@ -28,42 +28,13 @@ size_t TrainedWeightCount(const Tensor& weights, TrainRank rank) {
 
 }  // namespace
 
-bool HasTrainableWeights(int32_t opcode) {
-  return opcode == op::kFullyConnected || opcode == op::kConv2D || opcode == op::kGru;
-}
-
-uint32_t BackwardLayerCount(size_t op_count, const TrainabilityConfig& config) {
-  const auto n = static_cast<uint32_t>(std::min<size_t>(op_count, UINT32_MAX));
-  uint32_t first = n;
-  for (const auto& [op_index, rank] : config.ranks) {
-    if (op_index < n) first = std::min<uint32_t>(first, op_index);
-  }
-  if (first < n) return n - first;
-  if (!config.ranks.empty()) return 0;  // every listed op is out of range: nothing trains
-  return config.last_n == 0 ? n : std::min(n, config.last_n);
+uint32_t BackwardLayerCount(const Subgraph& subgraph, const TrainabilityConfig& config) {
+  return SelectBackwardRange(subgraph, config).num_train_layers;
 }
 
 std::vector<OpTrainability> ResolveTrainability(const Subgraph& subgraph,
                                                 const TrainabilityConfig& config) {
-  const size_t n = subgraph.operators.size();
-  std::vector<OpTrainability> ops(n);
-  const uint32_t layers = BackwardLayerCount(n, config);
-  const bool explicit_ranks = layers > 0 && !config.ranks.empty();
-  for (uint32_t i = 0; i < layers; ++i) {
-    const size_t k = n - 1 - i;
-    OpTrainability& entry = ops[k];
-    entry.runs_backward = true;
-    entry.backward_step = i;
-    entry.is_last_layer = (i + 1 == layers);
-    if (explicit_ranks) {
-      auto it = config.ranks.find(static_cast<uint16_t>(k));
-      entry.trainable = it != config.ranks.end();
-      if (entry.trainable) entry.rank = it->second;
-    } else {
-      entry.trainable = true;
-    }
-  }
-  return ops;
+  return SelectBackwardRange(subgraph, config).ops;
 }
 
 size_t OperatorParameterCount(const Subgraph& subgraph, size_t op_index) {

@@ -226,7 +226,7 @@ void GraphView::rebuildScene() {
   const size_t n = subgraph.operators.size();
   size_t frozen_prefix = 0;
   while (frozen_prefix < n && frozen_prefix < resolved_.size() &&
-         !resolved_[frozen_prefix].runs_backward) {
+         !resolved_[frozen_prefix].in_backward_range) {
     ++frozen_prefix;
   }
   collapsed_prefix_ = collapse_ && frozen_prefix >= 2 ? frozen_prefix : 0;

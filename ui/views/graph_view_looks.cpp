@@ -148,7 +148,7 @@ NodeLook GraphView::lookOfNode(int node, const TraceSnapshot* snapshot, double l
     look.subtitle = tr("%n operators", nullptr, static_cast<int>(ops.size()));
   } else {
     const QString name = OpName(op.opcode);
-    look.title = order_ == LayoutOrder::kBackward && train.runs_backward
+    look.title = order_ == LayoutOrder::kBackward && train.in_backward_range
                      ? QStringLiteral("step %1 · #%2  %3").arg(train.backward_step).arg(k).arg(name)
                      : QStringLiteral("#%1  %2").arg(k).arg(name);
     if (!op.outputs.empty() && op.outputs[0] >= 0 &&
@@ -168,10 +168,10 @@ NodeLook GraphView::lookOfNode(int node, const TraceSnapshot* snapshot, double l
       look.fill = theme.rankColor(train.rank);
     } else if (has_weights) {
       look.detail = tr("frozen · %1 params").arg(FormatCount(params));
-      look.fill = train.runs_backward ? theme.frozen : theme.outside;
+      look.fill = train.in_backward_range ? theme.frozen : theme.outside;
     } else {
-      look.detail = train.runs_backward ? tr("passes gradient") : tr("no backward");
-      look.fill = train.runs_backward ? theme.frozen : theme.outside;
+      look.detail = train.in_backward_range ? tr("passes gradient") : tr("no backward");
+      look.fill = train.in_backward_range ? theme.frozen : theme.outside;
     }
     look.text = theme.text;
     return look;

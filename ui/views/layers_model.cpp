@@ -48,7 +48,7 @@ void LayersModel::setApplied(const TrainabilityConfig& config) {
 
 void LayersModel::setLastN(uint32_t last_n) {
   TrainabilityConfig config;
-  config.last_n = last_n;
+  config.num_train_layers = last_n;
   setPending(config);
 }
 
@@ -88,15 +88,15 @@ bool LayersModel::differsFromApplied(int op) const {
   if (k >= resolved_.size() || k >= applied_resolved_.size()) return false;
   const OpTrainability& a = resolved_[k];
   const OpTrainability& b = applied_resolved_[k];
-  return a.runs_backward != b.runs_backward || a.trainable != b.trainable ||
+  return a.in_backward_range != b.in_backward_range || a.trainable != b.trainable ||
          (a.trainable && a.rank != b.rank);
 }
 
 void LayersModel::makeRanksExplicit() {
-  if (!pending_.ranks.empty()) return;
+  if (!pending_.op_ranks.empty()) return;
   for (size_t k = 0; k < resolved_.size(); ++k) {
     if (resolved_[k].trainable && hasWeights(static_cast<int>(k))) {
-      pending_.ranks[static_cast<uint16_t>(k)] = resolved_[k].rank;
+      pending_.op_ranks[static_cast<uint16_t>(k)] = resolved_[k].rank;
     }
   }
 }
@@ -124,7 +124,7 @@ QVariant LayersModel::data(const QModelIndex& index, int role) const {
     font.setBold(true);
     return font;
   }
-  if (role == Qt::ForegroundRole && !train.runs_backward) {
+  if (role == Qt::ForegroundRole && !train.in_backward_range) {
     return QApplication::palette().brush(QPalette::Disabled, QPalette::Text);
   }
   switch (index.column()) {
@@ -147,13 +147,13 @@ QVariant LayersModel::data(const QModelIndex& index, int role) const {
       break;
     case kBackward:
       if (role == Qt::DisplayRole) {
-        if (!train.runs_backward) return QStringLiteral("—");
+        if (!train.in_backward_range) return QStringLiteral("—");
         return train.is_last_layer ? tr("%1 (last)").arg(train.backward_step)
                                    : QString::number(train.backward_step);
       }
       if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
       if (role == Qt::ToolTipRole) {
-        if (!train.runs_backward) return tr("Outside the backward range");
+        if (!train.in_backward_range) return tr("Outside the backward range");
         return train.is_last_layer
                    ? tr("Backward step %1, the first op of the range: it computes no input "
                         "gradient")
@@ -197,17 +197,17 @@ bool LayersModel::setData(const QModelIndex& index, const QVariant& value, int r
     const bool checked = value.toInt() == Qt::Checked;
     makeRanksExplicit();
     if (checked) {
-      pending_.ranks.emplace(key, TrainRank::kAll);
+      pending_.op_ranks.emplace(key, TrainRank::kAll);
     } else {
-      if (pending_.ranks.size() == 1 && pending_.ranks.count(key)) return false;
-      pending_.ranks.erase(key);
+      if (pending_.op_ranks.size() == 1 && pending_.op_ranks.count(key)) return false;
+      pending_.op_ranks.erase(key);
     }
   } else if (index.column() == kRank && (role == Qt::EditRole || role == kRankRole)) {
     bool ok = false;
     const int rank = value.toInt(&ok);
     if (!ok || rank < 0 || rank >= kTrainRankCount) return false;
     makeRanksExplicit();
-    pending_.ranks[key] = static_cast<TrainRank>(rank);
+    pending_.op_ranks[key] = static_cast<TrainRank>(rank);
   } else {
     return false;
   }

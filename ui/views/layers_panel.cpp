@@ -127,7 +127,7 @@ void LayersPanel::setAppliedTrainability(const TrainabilityConfig& config) {
   model_->setApplied(config);
   model_->setPending(config);
   QSignalBlocker block(last_n_spin_);
-  last_n_spin_->setValue(static_cast<int>(config.last_n));
+  last_n_spin_->setValue(static_cast<int>(config.num_train_layers));
 }
 
 const TrainabilityConfig& LayersPanel::appliedTrainability() const {
@@ -150,7 +150,7 @@ void LayersPanel::apply() {
   const TrainabilityConfig config = model_->pending();
   model_->setApplied(config);
   updatePreview();
-  Q_EMIT trainabilityApplied(config.last_n, config.ranks);
+  Q_EMIT trainabilityApplied(config.num_train_layers, config.op_ranks);
 }
 
 void LayersPanel::revert() {
@@ -172,7 +172,7 @@ void LayersPanel::selectOps(const QList<int>& ops) {
 }
 
 LayersPanel::Estimate LayersPanel::estimate(const TrainabilityConfig& config) const {
-  if (estimator_) return estimator_(config.last_n, config.ranks);
+  if (estimator_) return estimator_(config.num_train_layers, config.op_ranks);
   Estimate fallback;
   const Graph& graph = model_->graph();
   if (!graph.subgraphs.empty()) {
@@ -207,12 +207,12 @@ void LayersPanel::updatePreview() {
   QString text = parts.join(QStringLiteral(" · "));
   const TrainabilityConfig& pending = model_->pending();
   text += QStringLiteral("<br>") +
-          (pending.ranks.empty()
-               ? (pending.last_n == 0 ? tr("All operators train.")
-                                      : tr("The last %1 operators train.").arg(pending.last_n))
+          (pending.op_ranks.empty()
+               ? (pending.num_train_layers == 0 ? tr("All operators train.")
+                                      : tr("The last %1 operators train.").arg(pending.num_train_layers))
                : tr("%n operator(s) listed with a rank; backward starts at #%1.", nullptr,
-                    static_cast<int>(pending.ranks.size()))
-                     .arg(pending.ranks.begin()->first));
+                    static_cast<int>(pending.op_ranks.size()))
+                     .arg(pending.op_ranks.begin()->first));
   if (changed) text += QStringLiteral(" ") + tr("<i>Not applied yet.</i>");
   preview_->setText(text);
 }

@@ -46,8 +46,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(layers_panel_, &LayersPanel::trainabilityApplied, this,
           [this](uint32_t last_n, const TrainRankMap& ranks) {
             TrainabilityConfig config;
-            config.last_n = last_n;
-            config.ranks = ranks;
+            config.num_train_layers = last_n;
+            config.op_ranks = ranks;
             graph_view_->setTrainability(config);
             if (source_) source_->setTrainability(last_n, ranks);
           });

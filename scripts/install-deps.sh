@@ -7,7 +7,8 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libflatbuffers-dev flatbuffers-compiler libserialport-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  xvfb xauth socat fonts-dejavu-core imagemagick dpkg-dev file desktop-file-utils
+  xvfb xauth socat fonts-dejavu-core imagemagick dpkg-dev file desktop-file-utils poppler-utils
+  appstream
 )
 
 missing=()

@@ -3,7 +3,8 @@
 #   1. the development build and every test (ctest),
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   3. the engine built alone without Qt (as a board build would),
-#   4. a short libFuzzer smoke run of every fuzzer.
+#   4. a short libFuzzer smoke run of every fuzzer,
+#   5. the release build packaged as a .deb, installed with apt-get, smoke-tested and removed.
 # Third-party fixtures are read from ../shared/models (override: TRAINSCOPE_MODELS_DIR=...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,37 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 step "engine alone, without Qt"
 cmake --preset engine-only > /dev/null
 cmake --build --preset engine-only
+
+step "Debian package: release build, cpack, install, smoke test, remove"
+cmake --preset release -DTRAINSCOPE_MODELS_DIR="$models_dir" > /dev/null
+cmake --build --preset release
+rm -f build/release/trainscope_*.deb
+(cd build/release && cpack -G DEB > /dev/null)
+deb="$(ls build/release/trainscope_*.deb)"
+dpkg-deb --field "$deb" Package Version Depends
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$(pwd)/$deb" > /dev/null
+smoke="$(mktemp -d)"
+# The installed files only; the CLI picks the offscreen platform itself when none is set.
+installed_smoke_test() {
+  /usr/bin/trainscope-cli --version &&
+    env -u QT_QPA_PLATFORM /usr/bin/trainscope-cli report /usr/share/trainscope/demo/demo.circle \
+      --format html -o "$smoke/demo.html" &&
+    grep -q "<svg" "$smoke/demo.html" &&
+    desktop-file-validate /usr/share/applications/org.trainscope.TrainScope.desktop &&
+    if command -v appstreamcli > /dev/null; then
+      appstreamcli validate --no-net /usr/share/metainfo/org.trainscope.TrainScope.metainfo.xml
+    fi
+}
+smoke_status=0
+installed_smoke_test || smoke_status=$?
+rm -rf "$smoke"
+DEBIAN_FRONTEND=noninteractive $sudo apt-get remove -y -qq trainscope > /dev/null
+if [ "$smoke_status" -ne 0 ]; then
+  echo "the installed package failed its smoke test" >&2
+  exit 1
+fi
 
 step "fuzz smoke (${fuzz_seconds}s per fuzzer)"
 cmake --preset fuzz > /dev/null

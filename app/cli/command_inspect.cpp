@@ -9,7 +9,7 @@
 
 #include <cstdio>
 
-#include "app/cli/cli_util.h"
+#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
 #include "engine/model/model.h"
 

@@ -9,7 +9,7 @@
 #include <QJsonObject>
 #include <QTextStream>
 
-#include "app/cli/cli_util.h"
+#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
 #include "engine/memory/memory_report.h"
 

@@ -5,7 +5,7 @@
 // run and the outputs are written in the same sample order.
 #include <QCommandLineParser>
 
-#include "app/cli/cli_util.h"
+#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
 #include "engine/exec/interpreter.h"
 

@@ -13,7 +13,8 @@
 #include <memory>
 #include <unistd.h>
 
-#include "app/cli/cli_util.h"
+#include "app/common/cli_util.h"
+#include "app/common/training_args.h"
 #include "app/cli/commands.h"
 #include "app/cli/event_json.h"
 #include "engine/model/model.h"
@@ -21,19 +22,9 @@
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
 #include "engine/exec/trainer.h"
-#include "engine/train/training_metadata.h"
 
 namespace trainscope::cli {
 namespace {
-
-MetricKind DefaultMetric(LossKind loss) {
-  switch (loss) {
-    case LossKind::kSparseCrossEntropy: return MetricKind::kSparseCrossEntropyAccuracy;
-    case LossKind::kCrossEntropy: return MetricKind::kAccuracy;
-    case LossKind::kMae: return MetricKind::kMae;
-    default: return MetricKind::kMse;
-  }
-}
 
 void AddOptions(QCommandLineParser* parser) {
   const auto add = [parser](const char* name, const char* help, const char* value) {
@@ -45,87 +36,12 @@ void AddOptions(QCommandLineParser* parser) {
   add("target", "Training targets (raw float32; sparse labels: one float per sample).", "FILE");
   add("test-input", "Test inputs for the per-epoch metric.", "FILE");
   add("test-target", "Test targets for the per-epoch metric.", "FILE");
-  AddOptimizerOption(parser);
-  add("lr", "Learning rate (default 0.001).", "F");
-  add("beta1", "Adam beta1 (default 0.9).", "F");
-  add("beta2", "Adam beta2 (default 0.9, onert-micro's default).", "F");
-  add("epsilon", "Adam epsilon, added inside the square root (default 1e-7).", "F");
-  add("loss", "mse, ce, sparse-ce, mae or bce (default mse).", "NAME");
-  add("metric", "mse, mae, ce, accuracy or sparse-accuracy (default: follows the loss).", "NAME");
-  add("batch", "Samples per optimizer step (default 1).", "N");
-  add("epochs", "Epochs (default 1).", "N");
-  AddTrainabilityOptions(parser);
+  AddTrainingOptions(parser);
   add("save-model", "Write the trained model (.circle) here.", "FILE");
   add("save-checkpoint", "Write an onert-micro checkpoint here after training.", "FILE");
   add("load-checkpoint", "Start from an onert-micro checkpoint.", "FILE");
   add("events", "Write training events as JSON lines (docs/events.md).", "FILE");
   add("json", "Print a JSON summary instead of text.", nullptr);
-}
-
-struct Setup {
-  TrainingOptions options;
-  TrainabilityConfig trainability;
-};
-
-Status ParseSetup(const QCommandLineParser& parser, const Model& model, Setup* setup) {
-  const Subgraph& main = model.graph().main();
-  TrainingMetadata metadata;
-  bool found = false;
-  TS_RETURN_IF_ERROR(ReadTrainingMetadata(model, &metadata, &found));
-  if (found) {
-    TS_RETURN_IF_ERROR(ToTrainingOptions(metadata, main.operators.size(), &setup->options,
-                                         &setup->trainability.num_train_layers));
-  }
-  TrainingOptions& o = setup->options;
-  if (parser.isSet(QStringLiteral("optimizer")) || !found) {
-    TS_RETURN_IF_ERROR(ParseOptimizer(parser.value(QStringLiteral("optimizer")), &o.optimizer));
-  }
-  TS_RETURN_IF_ERROR(ParseFloat(parser, QStringLiteral("lr"), &o.learning_rate));
-  TS_RETURN_IF_ERROR(ParseFloat(parser, QStringLiteral("beta1"), &o.beta1));
-  TS_RETURN_IF_ERROR(ParseFloat(parser, QStringLiteral("beta2"), &o.beta2));
-  TS_RETURN_IF_ERROR(ParseFloat(parser, QStringLiteral("epsilon"), &o.epsilon));
-  if (parser.isSet(QStringLiteral("loss"))) {
-    TS_RETURN_IF_ERROR(ParseLoss(parser.value(QStringLiteral("loss")), &o.loss));
-  }
-  o.metric = DefaultMetric(o.loss);
-  if (parser.isSet(QStringLiteral("metric"))) {
-    TS_RETURN_IF_ERROR(ParseMetric(parser.value(QStringLiteral("metric")), &o.metric));
-  }
-  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("batch"), 1, &o.batch_size));
-  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("epochs"), 1, &o.epochs));
-  return ParseTrainability(parser, main, &setup->trainability);
-}
-
-Status ReadDataSet(const Subgraph& main, const QStringList& input_files, const QString& target_file,
-                   size_t target_elements, const QString& role, DataSet* data) {
-  if (static_cast<size_t>(input_files.size()) != main.inputs.size()) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "the model has %zu input(s); %lld %s input file(s) given", main.inputs.size(),
-                         static_cast<long long>(input_files.size()), qPrintable(role));
-  }
-  data->inputs.resize(main.inputs.size());
-  for (size_t i = 0; i < main.inputs.size(); ++i) {
-    const Tensor& tensor = main.tensors[main.inputs[i]];
-    uint32_t samples = 0;
-    TS_RETURN_IF_ERROR(ReadSamples(input_files[static_cast<int>(i)], tensor.element_count(),
-                                   QStringLiteral("%1 input %2 '%3'").arg(role).arg(i).arg(QString::fromStdString(tensor.name)),
-                                   &data->inputs[i], &samples));
-    if (i > 0 && samples != data->sample_count) {
-      return Status::Error(StatusCode::kInvalidArgument, "%s input files hold %u and %u samples",
-                           qPrintable(role), data->sample_count, samples);
-    }
-    data->sample_count = samples;
-  }
-  uint32_t targets = 0;
-  TS_RETURN_IF_ERROR(ReadSamples(target_file, target_elements, role + QStringLiteral(" target"),
-                                 &data->targets, &targets));
-  if (targets != data->sample_count) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "%s target file '%s' holds %u samples of %zu float(s), the inputs %u",
-                         qPrintable(role), qPrintable(target_file), targets, target_elements,
-                         data->sample_count);
-  }
-  return Status::Ok();
 }
 
 void DrawProgress(uint32_t epoch, uint32_t epochs, uint32_t step, uint32_t steps, float loss) {
@@ -207,11 +123,11 @@ int RunTrain(const QStringList& arguments) {
   Status status = ReadModelFile(parser.positionalArguments().first().toStdString(), &model);
   if (!status.ok()) return Fail(status);
   const Subgraph& main = model.graph().main();
-  Setup setup;
-  status = ParseSetup(parser, model, &setup);
+  TrainingSetup setup;
+  status = ParseTrainingSetup(parser, model, &setup);
   if (!status.ok()) return Fail(status);
   const TrainingOptions& options = setup.options;
-  const size_t output_elements = main.tensors[main.outputs.empty() ? 0 : main.outputs[0]].element_count();
+  const size_t output_elements = OutputElementCount(main);
 
   DataSet train, test;
   status = ReadDataSet(main, parser.values(QStringLiteral("input")), parser.value(QStringLiteral("target")),

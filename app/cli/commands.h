@@ -5,7 +5,10 @@
 // errors; every failure prints "error: <what and where>" to stderr.
 #pragma once
 
+#include <QCoreApplication>
 #include <QStringList>
+
+#include <memory>
 
 namespace trainscope::cli {
 
@@ -13,5 +16,13 @@ int RunInspect(const QStringList& arguments);
 int RunRun(const QStringList& arguments);
 int RunMemory(const QStringList& arguments);
 int RunTrain(const QStringList& arguments);
+int RunAttach(const QStringList& arguments);
+int RunTrace(const QStringList& arguments);
+int RunReport(const QStringList& arguments);
+int RunFit(const QStringList& arguments);
+
+// QGuiApplication (offscreen unless QT_QPA_PLATFORM says otherwise) for `report`, whose PDF
+// draws text; QCoreApplication for every other command.
+std::unique_ptr<QCoreApplication> CreateApplication(int& argc, char** argv);
 
 }  // namespace trainscope::cli

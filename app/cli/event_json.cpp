@@ -32,7 +32,17 @@ void JsonLinesObserver::Write(const QJsonObject& object) {
   std::fputc('\n', out_);
 }
 
+void JsonLinesObserver::OnSample(const SampleEvent&) {
+  if (backward_pending_) WritePendingBackwardStep(nullptr);
+}
+
+void JsonLinesObserver::Finish() {
+  if (backward_pending_) WritePendingBackwardStep(nullptr);
+  std::fflush(out_);
+}
+
 void JsonLinesObserver::OnOptimizerStep(const OptimizerStepEvent& event) {
+  if (backward_pending_) WritePendingBackwardStep(nullptr);
   Write({{QStringLiteral("type"), QStringLiteral("optimizer_step")},
          {QStringLiteral("step"), static_cast<qint64>(event.optimizer_step)},
          {QStringLiteral("epoch"), static_cast<qint64>(event.epoch)},
@@ -42,23 +52,30 @@ void JsonLinesObserver::OnOptimizerStep(const OptimizerStepEvent& event) {
 
 void JsonLinesObserver::OnBackwardStep(const BackwardStepEvent& event) {
   if (event.begin) return;
+  if (backward_pending_) WritePendingBackwardStep(nullptr);
   pending_ = event;
   backward_pending_ = true;
 }
 
 void JsonLinesObserver::OnMemorySummary(const MemorySummaryEvent& event) {
-  if (!backward_pending_) return;
+  if (backward_pending_) WritePendingBackwardStep(&event);
+}
+
+void JsonLinesObserver::WritePendingBackwardStep(const MemorySummaryEvent* summary) {
   backward_pending_ = false;
-  Write({{QStringLiteral("type"), QStringLiteral("backward_step")},
-         {QStringLiteral("step"), static_cast<qint64>(pending_.step)},
-         {QStringLiteral("op_index"), static_cast<qint64>(pending_.op_index)},
-         {QStringLiteral("opcode"), OpName(pending_.opcode)},
-         {QStringLiteral("trainable"), pending_.trainable},
-         {QStringLiteral("rank"), QString::fromLatin1(TrainRankName(pending_.rank))},
-         {QStringLiteral("is_last_layer"), pending_.is_last_layer},
-         {QStringLiteral("duration_ns"), static_cast<qint64>(pending_.duration_ns)},
-         {QStringLiteral("current_bytes"), static_cast<qint64>(event.current_bytes)},
-         {QStringLiteral("peak_bytes"), static_cast<qint64>(event.peak_bytes)}});
+  QJsonObject line{{QStringLiteral("type"), QStringLiteral("backward_step")},
+                   {QStringLiteral("step"), static_cast<qint64>(pending_.step)},
+                   {QStringLiteral("op_index"), static_cast<qint64>(pending_.op_index)},
+                   {QStringLiteral("opcode"), OpName(pending_.opcode)},
+                   {QStringLiteral("trainable"), pending_.trainable},
+                   {QStringLiteral("rank"), QString::fromLatin1(TrainRankName(pending_.rank))},
+                   {QStringLiteral("is_last_layer"), pending_.is_last_layer},
+                   {QStringLiteral("duration_ns"), static_cast<qint64>(pending_.duration_ns)}};
+  if (summary != nullptr) {
+    line.insert(QStringLiteral("current_bytes"), static_cast<qint64>(summary->current_bytes));
+    line.insert(QStringLiteral("peak_bytes"), static_cast<qint64>(summary->peak_bytes));
+  }
+  Write(line);
 }
 
 void JsonLinesObserver::OnGradientStats(const GradientStatsEvent& event) {

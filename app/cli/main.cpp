@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "app/cli/cli_util.h"
+#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
 
 namespace {
@@ -20,13 +20,18 @@ constexpr char kUsage[] =
     "  memory MODEL [--train-layers N|--train-config F|--inference] [--json]\n"
     "                                            memory of one train step, per tick\n"
     "  train MODEL --input F --target F [...]    train with onert-micro semantics\n"
+    "  attach PORT|tcp://HOST:PORT [...]         follow a board's training live\n"
+    "  trace dump FILE [--json]                  print a recorded session\n"
+    "  report MODEL --format F -o FILE [...]     memory report: json, csv, html, pdf, mondrian,\n"
+    "                                            chrome-trace\n"
+    "  fit MODEL --budget BYTES [...]            the most parameters that train within a budget\n"
     "\n"
     "trainscope-cli <command> --help shows the options of a command.\n";
 
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  QCoreApplication app(argc, argv);
+  const std::unique_ptr<QCoreApplication> app = trainscope::cli::CreateApplication(argc, argv);
   QCoreApplication::setApplicationName(QStringLiteral("trainscope-cli"));
   QCoreApplication::setApplicationVersion(QStringLiteral(TRAINSCOPE_VERSION));
   QStringList arguments = QCoreApplication::arguments();
@@ -45,6 +50,10 @@ int main(int argc, char* argv[]) {
   if (command == QLatin1String("run")) return trainscope::cli::RunRun(arguments);
   if (command == QLatin1String("memory")) return trainscope::cli::RunMemory(arguments);
   if (command == QLatin1String("train")) return trainscope::cli::RunTrain(arguments);
+  if (command == QLatin1String("attach")) return trainscope::cli::RunAttach(arguments);
+  if (command == QLatin1String("trace")) return trainscope::cli::RunTrace(arguments);
+  if (command == QLatin1String("report")) return trainscope::cli::RunReport(arguments);
+  if (command == QLatin1String("fit")) return trainscope::cli::RunFit(arguments);
   return trainscope::cli::Fail(QStringLiteral("unknown command '%1' (see trainscope-cli --help)")
                                    .arg(command),
                                2);

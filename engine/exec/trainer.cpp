@@ -267,7 +267,7 @@ Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float*
                                   data.targets.data() + per_target * sample, count, loss,
                                   views_.gradients[output]);
       if (!status.ok()) return status.Prepend("sample " + std::to_string(sample));
-      if (observer_ != nullptr) observer_->OnLoss({optimizer_step_, sample, *loss});
+      if (observer_ != nullptr) observer_->OnLoss({optimizer_step_, batch_index_, *loss});
       return Status::Ok();
     }
     case TickKind::kBackwardStep:
@@ -292,7 +292,7 @@ void Trainer::AddLaterSampleGradients() {
 }
 
 Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss) {
-  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, sample, true});
+  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, batch_index_, true});
   int64_t last = -1;
   for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
     const Tick& tick = timeline_.ticks[t];
@@ -310,7 +310,7 @@ Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, f
     }
     arena_.Bind(t, false, &views_, observer_);
   }
-  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, sample, false});
+  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, batch_index_, false});
   return Status::Ok();
 }
 
@@ -367,6 +367,7 @@ Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mea
   double loss_sum = 0.0;
   for (uint32_t b = 0; b < options_.batch_size; ++b) {
     float loss = 0.0f;
+    batch_index_ = b;
     TS_RETURN_IF_ERROR(RunSample(data, first_sample + b, b == 0 ? 0 : 1, &loss));
     loss_sum += loss;
   }

@@ -132,6 +132,7 @@ class Trainer {
   ExecutionGate* gate_ = nullptr;
   uint32_t optimizer_step_ = 0;
   uint32_t epoch_ = 0;
+  uint32_t batch_index_ = 0;  // the sample being run, within its batch (what events report)
   std::vector<std::string> warnings_;
 };
 

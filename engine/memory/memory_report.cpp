@@ -21,21 +21,6 @@ std::string TensorLabel(const Subgraph& subgraph, int32_t index) {
          subgraph.tensors[static_cast<size_t>(index)].name + "'";
 }
 
-bool HasOnertBackwardKernel(int32_t opcode) {
-  switch (opcode) {
-    case op::kFullyConnected:
-    case op::kConv2D:
-    case op::kMaxPool2D:
-    case op::kReshape:
-    case op::kSoftmax:
-    case op::kStridedSlice:
-    case op::kGru:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Things a user training this model on onert-micro would run into.
 void AddTrainingWarnings(const Subgraph& subgraph, const BackwardSelection& selection,
                          std::vector<std::string>* warnings) {
@@ -105,6 +90,21 @@ std::string BufferName(const Subgraph& subgraph, const TimelineBuffer& buffer,
 }
 
 }  // namespace
+
+bool HasOnertBackwardKernel(int32_t opcode) {
+  switch (opcode) {
+    case op::kFullyConnected:
+    case op::kConv2D:
+    case op::kMaxPool2D:
+    case op::kReshape:
+    case op::kSoftmax:
+    case op::kStridedSlice:
+    case op::kGru:
+      return true;
+    default:
+      return false;
+  }
+}
 
 Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
                            const MemoryReportOptions& options, MemoryReport* report) {

@@ -74,4 +74,8 @@ Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
 Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
                            OptimizerKind optimizer, bool inference, MemoryReport* report);
 
+// The operators onert-micro can run backward (its train-kernel registry, research §7.1); the
+// report warns when the backward range holds any other.
+bool HasOnertBackwardKernel(int32_t opcode);
+
 }  // namespace trainscope

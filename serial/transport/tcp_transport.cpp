@@ -149,6 +149,10 @@ void TcpServerTransport::Close() {
   posix_io::CloseFd(&listen_fd_);
 }
 
+void TcpServerTransport::DisconnectClient() {
+  posix_io::CloseFd(&client_fd_);
+}
+
 Status TcpServerTransport::AcceptClient(int timeout_ms) {
   if (listen_fd_ < 0) {
     return Status::Error(StatusCode::kIoError, "%s: not listening", Describe().c_str());

@@ -61,6 +61,8 @@ class TcpServerTransport : public Transport {
   // Waits up to timeout_ms for a client; Ok with has_client() false means none came.
   Status AcceptClient(int timeout_ms);
   bool has_client() const { return client_fd_ >= 0; }
+  // Drops the current client but keeps listening (the board simulator pulling its cable).
+  void DisconnectClient();
   uint16_t bound_port() const { return bound_port_; }
 
  private:

@@ -107,7 +107,7 @@ TEST(TraceStore, LiveBytesPerCategoryFollowAllocationsAndFrees) {
   batch.add(Free(3, 1, MemoryCategory::kActivationGradient, 400, 512));
   store.append(batch);
   std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
-  const MemoryTimeline& memory = *snapshot->memory;
+  const LiveMemoryTimeline& memory = *snapshot->memory;
   ASSERT_EQ(memory.ticks().size(), 4u);
   // Hand-computed: tick 1 holds 100 + 400; tick 2 peaks at 900 before the free, ends at 500.
   EXPECT_EQ(memory.ticks()[1].total(), 500u);

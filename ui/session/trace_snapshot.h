@@ -17,7 +17,7 @@
 #include "ui/session/decimated_series.h"
 #include "ui/session/event_batch.h"
 #include "ui/session/gradient_matrix.h"
-#include "ui/session/memory_timeline.h"
+#include "ui/session/live_memory_timeline.h"
 
 namespace trainscope {
 
@@ -69,7 +69,7 @@ struct TraceSnapshot {
   BackwardProgress progress;
   std::vector<OpActivity> ops;  // indexed by op index, as far as events named them
 
-  std::shared_ptr<const MemoryTimeline> memory;  // the latest train step; never null
+  std::shared_ptr<const LiveMemoryTimeline> memory;  // the latest train step; never null
   uint64_t previous_step_peak_bytes = 0;
   uint32_t previous_step_last_tick = 0;  // how long the previous train step's timeline was
   uint64_t run_peak_bytes = 0;           // over every train step so far

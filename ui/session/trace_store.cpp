@@ -19,7 +19,7 @@ T& Unshare(std::shared_ptr<T>& part) {
 
 struct TraceStore::State {
   explicit State(const Limits& limits)
-      : memory(std::make_shared<MemoryTimeline>(limits.memory_events_per_step)),
+      : memory(std::make_shared<LiveMemoryTimeline>(limits.memory_events_per_step)),
         gradients(std::make_shared<GradientMatrix>(limits.gradient_columns)),
         loss(std::make_shared<DecimatedSeries>(limits.series_points, limits.non_finite_points)),
         messages(std::make_shared<std::vector<StatusMessage>>()) {}
@@ -27,7 +27,7 @@ struct TraceStore::State {
   uint64_t events_total = 0;
   BackwardProgress progress;
   std::vector<OpActivity> ops;
-  std::shared_ptr<MemoryTimeline> memory;
+  std::shared_ptr<LiveMemoryTimeline> memory;
   uint64_t previous_step_peak = 0;
   uint32_t previous_step_last_tick = 0;
   uint64_t run_peak = 0;
@@ -134,7 +134,7 @@ OpActivity* TraceStore::opActivity(uint32_t op_index) {
   return &ops[op_index];
 }
 
-MemoryTimeline& TraceStore::memory() {
+LiveMemoryTimeline& TraceStore::memory() {
   return Unshare(state_->memory);
 }
 
@@ -142,7 +142,7 @@ void TraceStore::startNewTrainStep() {
   if (state_->memory->empty()) return;
   state_->previous_step_peak = state_->memory->peakBytes();
   state_->previous_step_last_tick = state_->memory->lastTick();
-  state_->memory = std::make_shared<MemoryTimeline>(limits_.memory_events_per_step);
+  state_->memory = std::make_shared<LiveMemoryTimeline>(limits_.memory_events_per_step);
 }
 
 void TraceStore::onSample(const SampleEvent& event) {
@@ -205,7 +205,7 @@ void TraceStore::onBackwardStep(const BackwardStepEvent& event) {
 void TraceStore::onMemory(const MemoryEvent& event) {
   // Ticks restart with every train step; a step without a sample marker still separates.
   if (!state_->memory->empty() && event.tick < state_->memory->lastTick()) startNewTrainStep();
-  MemoryTimeline& timeline = memory();
+  LiveMemoryTimeline& timeline = memory();
   timeline.add(event);
   state_->run_peak = std::max(state_->run_peak, timeline.peakBytes());
 }

@@ -69,7 +69,7 @@ class TraceStore {
   void onMessage(const StatusMessage& message);
   void startNewTrainStep();
   OpActivity* opActivity(uint32_t op_index);
-  MemoryTimeline& memory();
+  LiveMemoryTimeline& memory();
 
   const Limits limits_;
   mutable std::mutex mutex_;

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ui/session/memory_timeline.h"
+#include "ui/session/live_memory_timeline.h"
 #include "ui/views/qcustomplot_include.h"
 
 namespace trainscope {

@@ -198,7 +198,7 @@ void MemoryView::applyTheme() {
 }
 
 void MemoryView::rebuild(const TraceSnapshot& snapshot) {
-  const MemoryTimeline& memory = *snapshot.memory;
+  const LiveMemoryTimeline& memory = *snapshot.memory;
   peak_bytes_ = snapshot.peakBytes();
   const uint64_t scale_bytes = std::max(
       {peak_bytes_, snapshot.previous_step_peak_bytes, budget_bytes_, memory.arenaExtent()});
@@ -232,7 +232,7 @@ void MemoryView::rebuild(const TraceSnapshot& snapshot) {
 }
 
 void MemoryView::rebuildTimeline(const TraceSnapshot& snapshot) {
-  const MemoryTimeline& memory = *snapshot.memory;
+  const LiveMemoryTimeline& memory = *snapshot.memory;
   const std::vector<TickSample>& ticks = memory.ticks();
   const ViewTheme theme = ViewTheme::fromPalette(palette());
   std::vector<QVector<double>> values(kMemoryCategoryCount);
@@ -330,7 +330,7 @@ void MemoryView::rebuildTimeline(const TraceSnapshot& snapshot) {
 }
 
 void MemoryView::rebuildAddressMap(const TraceSnapshot& snapshot) {
-  const MemoryTimeline& memory = *snapshot.memory;
+  const LiveMemoryTimeline& memory = *snapshot.memory;
   const uint32_t open_end = memory.empty() ? 1 : memory.lastTick() + 1;
   buffers_->setBuffers(memory.buffers(), open_end, unit_);
   const double arena = static_cast<double>(memory.arenaExtent()) / unit_;

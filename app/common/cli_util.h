@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Helpers shared by the trainscope-cli commands: error output, option parsing for trainability
-// and training knobs, raw float32 data files (onert-micro's driver convention: little-endian,
-// sample-major, no header) and atomic file writes.
+// Helpers shared by trainscope-cli and trainscope-board-sim: error output, option parsing for
+// trainability and training knobs, raw float32 data files (onert-micro's driver convention:
+// little-endian, sample-major, no header) and atomic file writes.
 #pragma once
 
 #include <QCommandLineParser>

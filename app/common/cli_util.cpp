@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/cli/cli_util.h"
+#include "app/common/cli_util.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -37,12 +37,13 @@ Status ReadSamples(const QString& path, size_t elements, const QString& what,
                    std::vector<float>* values, uint32_t* samples) {
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) {
-    return Status::Error(StatusCode::kIoError, "cannot open %s file '%s': %s",
-                         qPrintable(what), qPrintable(path), qPrintable(file.errorString()));
+    return Status::Error(StatusCode::kIoError, "cannot open %s file '%s': %s", qPrintable(what),
+                         qPrintable(path), qPrintable(file.errorString()));
   }
   const QByteArray bytes = file.readAll();
   const size_t sample_bytes = elements * sizeof(float);
-  if (bytes.isEmpty() || sample_bytes == 0 || static_cast<size_t>(bytes.size()) % sample_bytes != 0) {
+  if (bytes.isEmpty() || sample_bytes == 0 ||
+      static_cast<size_t>(bytes.size()) % sample_bytes != 0) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "%s file '%s' has %lld bytes; it must hold whole samples of %zu float32 "
                          "(%zu bytes each)",
@@ -86,11 +87,12 @@ void AddTrainabilityOptions(QCommandLineParser* parser) {
 
 Status ParseTrainability(const QCommandLineParser& parser, const Subgraph& subgraph,
                          TrainabilityConfig* config) {
-  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("train-layers"), 0, &config->num_train_layers));
+  TS_RETURN_IF_ERROR(
+      ParseUnsigned(parser, QStringLiteral("train-layers"), 0, &config->num_train_layers));
   if (parser.isSet(QStringLiteral("train-config"))) {
     const QString path = parser.value(QStringLiteral("train-config"));
-    Status status = ReadTrainConfigFile(path.toStdString(), subgraph.operators.size(),
-                                        &config->op_ranks);
+    Status status =
+        ReadTrainConfigFile(path.toStdString(), subgraph.operators.size(), &config->op_ranks);
     if (!status.ok()) return status;
   }
   return ValidateTrainabilityConfig(subgraph, *config);

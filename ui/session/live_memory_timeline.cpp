@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/session/memory_timeline.h"
+#include "ui/session/live_memory_timeline.h"
 
 #include <algorithm>
 
@@ -20,17 +20,17 @@ uint64_t TickSample::highWaterTotal() const {
   return Sum(high_water);
 }
 
-MemoryTimeline::MemoryTimeline(size_t max_events) : max_events_(std::max<size_t>(1, max_events)) {}
+LiveMemoryTimeline::LiveMemoryTimeline(size_t max_events) : max_events_(std::max<size_t>(1, max_events)) {}
 
-void MemoryTimeline::reset() {
-  *this = MemoryTimeline(max_events_);
+void LiveMemoryTimeline::reset() {
+  *this = LiveMemoryTimeline(max_events_);
 }
 
-uint64_t MemoryTimeline::currentBytes() const {
+uint64_t LiveMemoryTimeline::currentBytes() const {
   return Sum(live_);
 }
 
-void MemoryTimeline::add(const MemoryEvent& event) {
+void LiveMemoryTimeline::add(const MemoryEvent& event) {
   const size_t category = static_cast<size_t>(event.category);
   if (category >= kMemoryCategoryCount) {
     ++dropped_;
@@ -83,7 +83,7 @@ void MemoryTimeline::add(const MemoryEvent& event) {
   }
 }
 
-void MemoryTimeline::recordTick(const MemoryEvent& event) {
+void LiveMemoryTimeline::recordTick(const MemoryEvent& event) {
   const uint64_t total = currentBytes();
   peak_ = std::max(peak_, total);
   last_tick_ = event.tick;
@@ -104,7 +104,7 @@ void MemoryTimeline::recordTick(const MemoryEvent& event) {
   ticks_.push_back(sample);
 }
 
-void MemoryTimeline::add(const MemorySummaryEvent& summary) {
+void LiveMemoryTimeline::add(const MemorySummaryEvent& summary) {
   last_tick_ = std::max(last_tick_, summary.tick);
   if (summaries_.size() < max_events_) {
     summaries_.push_back(summary);

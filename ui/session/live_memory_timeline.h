@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// MemoryTimeline: the memory picture of one train step (forward ticks, backward ticks, optimizer),
+// LiveMemoryTimeline: the memory picture of one train step (forward ticks, backward ticks, optimizer),
 // built from its MemoryEvent stream: live bytes per category after every tick, the buffers'
 // lifetime rectangles (arena offset x ticks) and the engine's own current/peak summaries.
 //
@@ -47,9 +47,9 @@ struct BufferLifetime {
   uint32_t free_step = 0;
 };
 
-class MemoryTimeline {
+class LiveMemoryTimeline {
  public:
-  explicit MemoryTimeline(size_t max_events = size_t{1} << 17);
+  explicit LiveMemoryTimeline(size_t max_events = size_t{1} << 17);
 
   void add(const MemoryEvent& event);
   void add(const MemorySummaryEvent& summary);

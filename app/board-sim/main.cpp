@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// trainscope-board-sim: a board that trains with onert-micro and runs the TrainScope agent,
+// simulated on the desktop behind a pty or a TCP port (see docs/cli.md). The first stdout line
+// names the endpoint ("pty: /dev/pts/N" or "tcp: 127.0.0.1:PORT"); everything else goes to
+// stderr.
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <cstdio>
+#include <memory>
+
+#include "app/board-sim/board_port.h"
+#include "app/board-sim/board_simulator.h"
+#include "app/common/cli_util.h"
+#include "app/common/training_args.h"
+#include "engine/train/losses.h"
+
+namespace trainscope::cli {
+namespace {
+
+void AddOptions(QCommandLineParser* parser) {
+  const auto add = [parser](const char* name, const char* help, const char* value) {
+    parser->addOption({QString::fromLatin1(name), QString::fromLatin1(help),
+                       value ? QString::fromLatin1(value) : QString()});
+  };
+  parser->addPositionalArgument(QStringLiteral("MODEL"),
+                                QStringLiteral("the .circle or .tflite file"));
+  add("input", "Training inputs (raw float32, sample-major), one file per graph input.", "FILE");
+  add("target", "Training targets (raw float32; sparse labels: one float per sample).", "FILE");
+  AddTrainingOptions(parser);
+  add("pty", "Serve the link on a new pseudo-terminal (first line: 'pty: /dev/pts/N').", nullptr);
+  add("tcp", "Serve the link on 127.0.0.1:PORT (0 = any free port; first line: 'tcp: ...').",
+      "PORT");
+  add("baud", "Line rate in baud (10 bits per byte); default: as fast as the port goes.", "N");
+  add("corrupt-rate", "Flip one random bit in an outgoing byte with probability P.", "P");
+  add("drop-rate", "Drop an outgoing frame with probability P.", "P");
+  add("disconnect-after", "Pull the cable once, after N frames reached a desktop.", "N");
+  add("seed", "Seed of the fault injection (default 1).", "N");
+  add("exit-when-done", "Exit once training is done instead of serving commands.", nullptr);
+}
+
+Status ParseProbability(const QCommandLineParser& parser, const QString& option, double* value) {
+  if (!parser.isSet(option)) return Status::Ok();
+  bool ok = false;
+  const double parsed = parser.value(option).toDouble(&ok);
+  if (!ok || !(parsed >= 0.0 && parsed <= 1.0)) {
+    return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a probability 0..1",
+                         qPrintable(option), qPrintable(parser.value(option)));
+  }
+  *value = parsed;
+  return Status::Ok();
+}
+
+Status ParseCount(const QCommandLineParser& parser, const QString& option, uint64_t minimum,
+                  uint64_t maximum, uint64_t* value) {
+  if (!parser.isSet(option)) return Status::Ok();
+  bool ok = false;
+  const qulonglong parsed = parser.value(option).toULongLong(&ok);
+  if (!ok || parsed < minimum || parsed > maximum) {
+    return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a number %llu..%llu",
+                         qPrintable(option), qPrintable(parser.value(option)),
+                         static_cast<unsigned long long>(minimum),
+                         static_cast<unsigned long long>(maximum));
+  }
+  *value = parsed;
+  return Status::Ok();
+}
+
+Status ParseLinkOptions(const QCommandLineParser& parser, SimulatorOptions* options,
+                        uint64_t* tcp_port) {
+  uint64_t baud = 0;
+  TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("baud"), 300, 100000000, &baud));
+  options->baud_rate = static_cast<uint32_t>(baud);
+  LineFaults& faults = options->faults;
+  TS_RETURN_IF_ERROR(
+      ParseProbability(parser, QStringLiteral("corrupt-rate"), &faults.corrupt_rate));
+  TS_RETURN_IF_ERROR(ParseProbability(parser, QStringLiteral("drop-rate"), &faults.drop_rate));
+  TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("disconnect-after"), 1, UINT64_MAX,
+                                &faults.disconnect_after));
+  TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("seed"), 0, UINT64_MAX, &faults.seed));
+  TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("tcp"), 0, 65535, tcp_port));
+  options->exit_when_done = parser.isSet(QStringLiteral("exit-when-done"));
+  return Status::Ok();
+}
+
+int Main(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Simulate a board that trains a model and streams it over the TrainScope "
+                     "protocol."));
+  AddOptions(&parser);
+  parser.addVersionOption();
+  if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) {
+    return exit_status;
+  }
+  if (parser.positionalArguments().size() != 1) {
+    return Fail(QStringLiteral("trainscope-board-sim takes exactly one MODEL file"), 2);
+  }
+  if (!parser.isSet(QStringLiteral("input")) || !parser.isSet(QStringLiteral("target"))) {
+    return Fail(QStringLiteral("trainscope-board-sim needs --input and --target"), 2);
+  }
+  const bool pty = parser.isSet(QStringLiteral("pty"));
+  if (pty == parser.isSet(QStringLiteral("tcp"))) {
+    return Fail(QStringLiteral("give exactly one of --pty and --tcp PORT"), 2);
+  }
+  SimulatorOptions options;
+  uint64_t tcp_port = 0;
+  Status status = ParseLinkOptions(parser, &options, &tcp_port);
+  if (!status.ok()) return Fail(status);
+
+  Model model;
+  status = ReadModelFile(parser.positionalArguments().first().toStdString(), &model);
+  if (!status.ok()) return Fail(status);
+  TrainingSetup setup;
+  status = ParseTrainingSetup(parser, model, &setup);
+  if (!status.ok()) return Fail(status);
+  options.training = setup.options;
+  options.trainability = setup.trainability;
+  const Subgraph& main = model.graph().main();
+  DataSet data;
+  status = ReadDataSet(main, parser.values(QStringLiteral("input")),
+                       parser.value(QStringLiteral("target")),
+                       TargetElementCount(options.training.loss, OutputElementCount(main)),
+                       QStringLiteral("training"), &data);
+  if (!status.ok()) return Fail(status);
+  if (data.sample_count < options.training.batch_size) {
+    return Fail(QStringLiteral("%1 training samples are fewer than one batch of %2")
+                    .arg(data.sample_count)
+                    .arg(options.training.batch_size),
+                2);
+  }
+
+  std::unique_ptr<BoardPort> port =
+      pty ? CreatePtyPort() : CreateTcpPort(static_cast<uint16_t>(tcp_port));
+  status = port->Open();
+  if (!status.ok()) return Fail(status);
+  std::printf("%s\n", port->Address().c_str());
+  std::fflush(stdout);
+
+  BoardSimulator simulator(&model, std::move(data), options, port.get());
+  status = simulator.Start();
+  if (!status.ok()) return Fail(status);
+  status = simulator.Run();
+  return status.ok() ? 0 : Fail(status);
+}
+
+}  // namespace
+}  // namespace trainscope::cli
+
+int main(int argc, char* argv[]) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName(QStringLiteral("trainscope-board-sim"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(TRAINSCOPE_VERSION));
+  return trainscope::cli::Main(QCoreApplication::arguments());
+}

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// AttachSession: the desktop side of one live link for the headless CLI. It reads a Transport,
+// records every byte as it arrives (optional TraceWriter), decodes frames, keeps the numbers the
+// attach command reports, and sends commands.
+//
+// Joining mid-stream is normal (the board talks whether or not anyone listens), so when the
+// first frame candidate before the first delimiter is bad it is excused: frames_bad() does not
+// count it. Everything else is counted exactly as StreamDecoder counts it.
+//
+// Lifetime: `link` and `record` must outlive the session. Single-threaded.
+//
+//   AttachSession session(link.get(), &writer);
+//   TS_RETURN_IF_ERROR(session.SendCommand(wire::MessageType::kRequestHello));
+//   while (session.stats().backward_steps < 30) TS_RETURN_IF_ERROR(session.Pump(50));
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "engine/core/events.h"
+#include "engine/core/status.h"
+#include "serial/protocol/frame_encoder.h"
+#include "serial/protocol/message_router.h"
+#include "serial/protocol/messages.h"
+#include "serial/protocol/stream_decoder.h"
+#include "serial/trace/trace_file.h"
+#include "serial/transport/transport.h"
+
+namespace trainscope::cli {
+
+struct AttachStats {
+  uint64_t backward_steps = 0;   // BACKWARD_STEP end events
+  uint64_t optimizer_steps = 0;  // OPTIMIZER_STEP events
+  uint32_t last_optimizer_step = 0;
+  bool has_loss = false;
+  float last_loss = 0.0f;
+  bool has_hello = false;
+  wire::HelloMessage hello;
+  bool has_model = false;
+  uint64_t model_hash = 0;
+  uint32_t op_count = 0;
+  uint32_t agent_drops = 0;  // the board's own count of discarded frames (last HEARTBEAT)
+  uint64_t heartbeats = 0;
+  uint64_t paused_reports = 0;       // RUN_STATE frames saying "paused"
+  uint64_t step_done_reports = 0;    // ... of which because a STEP_* command finished
+  uint64_t steps_at_last_pause = 0;  // backward_steps when the last "paused" arrived
+  bool paused = false;
+  uint64_t refused_commands = 0;  // ACKs other than OK
+  std::string last_refusal;       // "PAUSE: UNSUPPORTED"
+  std::string last_log;
+};
+
+class AttachSession final : public TrainingObserver, public wire::LinkHandler {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  AttachSession(Transport* link, TraceWriter* record);
+
+  // Reads once, waiting up to timeout_ms, and handles every frame that completed. An error means
+  // the link is gone, or the recording failed (recording_failed()).
+  Status Pump(int timeout_ms);
+  // Sends a command without arguments (PAUSE, STEP_BACKWARD_OP, REQUEST_HELLO, ...).
+  Status SendCommand(wire::MessageType type);
+
+  const AttachStats& stats() const { return stats_; }
+  const wire::LinkCounters& counters() const { return decoder_.counters(); }
+  uint64_t frames_bad() const { return decoder_.counters().frames_bad - excused_bad_; }
+  uint64_t malformed() const { return router_.malformed_payloads(); }
+  bool recording_failed() const { return recording_failed_; }
+  // When the last good frame arrived (the session's start before the first one).
+  Clock::time_point last_frame_time() const { return last_frame_time_; }
+
+  // TrainingObserver
+  void OnOptimizerStep(const OptimizerStepEvent& event) override;
+  void OnBackwardStep(const BackwardStepEvent& event) override;
+  void OnLoss(const LossEvent& event) override;
+  // LinkHandler
+  void OnHello(const wire::HelloMessage& hello) override;
+  void OnModelAnnounce(const wire::ModelAnnounceMessage& announce) override;
+  void OnLog(const wire::LogMessage& log) override;
+  void OnHeartbeat(const wire::HeartbeatMessage& heartbeat) override;
+  void OnAck(const wire::AckMessage& ack) override;
+  void OnRunState(const wire::RunStateMessage& state) override;
+
+ private:
+  void Decode(const uint8_t* data, size_t size);
+
+  Transport* link_;
+  TraceWriter* record_;
+  wire::StreamDecoder decoder_;
+  wire::MessageRouter router_;
+  wire::FrameEncoder encoder_;
+  uint16_t next_command_id_ = 1;
+  bool synced_ = false;  // the first delimiter has been seen
+  bool recording_failed_ = false;
+  uint64_t excused_bad_ = 0;
+  Clock::time_point last_frame_time_;
+  AttachStats stats_;
+};
+
+}  // namespace trainscope::cli

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// `trainscope-cli attach (PORT | tcp://HOST:PORT) [...]`: a headless desktop for a board (or the
+// board simulator). It prints live progress on a terminal, can record the session as a trace,
+// can run a small PAUSE / STEP_BACKWARD_OP script, and ends with a summary (docs/cli.md).
+// Every wait is bounded: a silent or vanished link, a refused port or a missing device ends the
+// command with "error: ..." and a non-zero status.
+#include <QCommandLineParser>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+
+#include "app/cli/attach_session.h"
+#include "app/cli/commands.h"
+#include "app/common/cli_util.h"
+#include "serial/transport/endpoint.h"
+
+namespace trainscope::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr int kReadTimeoutMs = 50;
+constexpr milliseconds kSilenceLimit{wire::kHeartbeatPeriodMs * wire::kHeartbeatMissesBeforeSilent};
+constexpr milliseconds kSettleTime{300};  // how long "paused" must stay quiet after the last step
+constexpr milliseconds kResumeWait{1000};
+constexpr milliseconds kAnnounceWait{1000};
+constexpr milliseconds kProgressPeriod{100};
+constexpr double kDefaultTimeoutSeconds = 30.0;
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void OnInterrupt(int) {
+  g_interrupted = 1;
+}
+
+// --pause-after N --step K: PAUSE once N backward steps arrived, then K times STEP_BACKWARD_OP
+// (each waits for the board to report it paused again), then a quiet period, then RESUME (and a
+// short wait for the board to confirm it runs again).
+struct PauseStepScript {
+  enum class Phase { kRunning, kPausing, kStepping, kSettling, kResuming, kDone };
+
+  uint64_t pause_after = 0;
+  uint32_t steps = 0;
+  Phase phase = Phase::kRunning;
+  uint64_t reports_before = 0;
+  uint32_t steps_done = 0;
+  uint64_t paused_at = 0;
+  uint64_t steps_while_paused = 0;
+  Clock::time_point settle_until;
+
+  bool done() const { return phase == Phase::kDone; }
+
+  Status Advance(AttachSession* session, Clock::time_point now) {
+    const AttachStats& stats = session->stats();
+    switch (phase) {
+      case Phase::kRunning:
+        if (stats.backward_steps < pause_after) return Status::Ok();
+        reports_before = stats.paused_reports;
+        phase = Phase::kPausing;
+        return session->SendCommand(wire::MessageType::kPause);
+      case Phase::kPausing:
+        if (stats.paused_reports == reports_before) return Status::Ok();
+        paused_at = stats.steps_at_last_pause;
+        return Step(session, now);
+      case Phase::kStepping:
+        if (stats.step_done_reports == reports_before) return Status::Ok();
+        ++steps_done;
+        return Step(session, now);
+      case Phase::kSettling:
+        if (now < settle_until) return Status::Ok();
+        steps_while_paused = stats.backward_steps - paused_at;
+        phase = Phase::kResuming;
+        settle_until = now + kResumeWait;
+        return session->SendCommand(wire::MessageType::kResume);
+      case Phase::kResuming:
+        if (!stats.paused || now >= settle_until) phase = Phase::kDone;
+        return Status::Ok();
+      case Phase::kDone:
+        break;
+    }
+    return Status::Ok();
+  }
+
+ private:
+  Status Step(AttachSession* session, Clock::time_point now) {
+    if (steps_done == steps) {
+      phase = Phase::kSettling;
+      settle_until = now + kSettleTime;
+      return Status::Ok();
+    }
+    phase = Phase::kStepping;
+    reports_before = session->stats().step_done_reports;
+    return session->SendCommand(wire::MessageType::kStepBackwardOp);
+  }
+};
+
+struct AttachOptions {
+  QString endpoint;
+  uint32_t baud = 0;
+  uint64_t steps = 0;  // 0: no target
+  double timeout_seconds = 0.0;
+  QString record;
+  bool json = false;
+  bool script = false;
+  PauseStepScript pause;
+};
+
+Status ParseAttachOptions(const QCommandLineParser& parser, AttachOptions* o) {
+  o->endpoint = parser.positionalArguments().value(0);
+  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("baud"), 1, &o->baud));
+  uint32_t steps = 0;
+  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("steps"), 1, &steps));
+  o->steps = steps;
+  if (parser.isSet(QStringLiteral("timeout"))) {
+    bool ok = false;
+    o->timeout_seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+    if (!ok || !(o->timeout_seconds > 0.0 && o->timeout_seconds < 1e7)) {
+      return Status::Error(StatusCode::kInvalidArgument, "--timeout '%s': expected seconds > 0",
+                           qPrintable(parser.value(QStringLiteral("timeout"))));
+    }
+  }
+  o->record = parser.value(QStringLiteral("record"));
+  o->json = parser.isSet(QStringLiteral("json"));
+  o->script = parser.isSet(QStringLiteral("pause-after"));
+  if (parser.isSet(QStringLiteral("step")) && !o->script) {
+    return Status::Error(StatusCode::kInvalidArgument, "--step needs --pause-after");
+  }
+  uint32_t pause_after = 0;
+  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("pause-after"), 0, &pause_after));
+  o->pause.pause_after = pause_after;
+  TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("step"), 0, &o->pause.steps));
+  if (o->timeout_seconds == 0.0 && (o->steps > 0 || o->script)) {
+    o->timeout_seconds = kDefaultTimeoutSeconds;
+  }
+  return Status::Ok();
+}
+
+Status OpenLink(const AttachOptions& o, std::unique_ptr<Transport>* link) {
+  Endpoint endpoint;
+  TS_RETURN_IF_ERROR(ParseEndpoint(o.endpoint.toStdString(), &endpoint));
+  if (endpoint.kind == EndpointKind::kTcpServer) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "'%s' listens; attach connects to a board: give tcp://HOST:PORT",
+                         qPrintable(o.endpoint));
+  }
+  if (o.baud > 0) endpoint.baud_rate = o.baud;
+  std::unique_ptr<Transport> transport = CreateTransport(endpoint);
+  TS_RETURN_IF_ERROR(transport->Open());
+  *link = std::move(transport);
+  return Status::Ok();
+}
+
+QString HashText(uint64_t hash) {
+  return QStringLiteral("%1").arg(hash, 16, 16, QLatin1Char('0'));
+}
+
+void DrawProgress(const AttachSession& session) {
+  const AttachStats& s = session.stats();
+  const wire::LinkCounters& c = session.counters();
+  std::fprintf(stderr,
+               "\rbackward %llu | optimizer step %u | loss %.5f | frames %llu ok %llu bad "
+               "%llu dropped | board drops %u   ",
+               static_cast<unsigned long long>(s.backward_steps), s.last_optimizer_step,
+               static_cast<double>(s.last_loss), static_cast<unsigned long long>(c.frames_ok),
+               static_cast<unsigned long long>(session.frames_bad()),
+               static_cast<unsigned long long>(c.frames_dropped), s.agent_drops);
+  std::fflush(stderr);
+}
+
+QJsonObject Summary(const AttachOptions& o, const AttachSession& session, double seconds,
+                    bool link_lost, const QString& error) {
+  const AttachStats& s = session.stats();
+  const wire::LinkCounters& c = session.counters();
+  QJsonObject summary{
+      {QStringLiteral("endpoint"), o.endpoint},
+      {QStringLiteral("backward_steps"), static_cast<qint64>(s.backward_steps)},
+      {QStringLiteral("optimizer_steps"), static_cast<qint64>(s.optimizer_steps)},
+      {QStringLiteral("last_optimizer_step"), static_cast<qint64>(s.last_optimizer_step)},
+      {QStringLiteral("last_loss"),
+       s.has_loss ? QJsonValue(static_cast<double>(s.last_loss)) : QJsonValue()},
+      {QStringLiteral("frames_ok"), static_cast<qint64>(c.frames_ok)},
+      {QStringLiteral("frames_bad"), static_cast<qint64>(session.frames_bad())},
+      {QStringLiteral("frames_dropped"), static_cast<qint64>(c.frames_dropped)},
+      {QStringLiteral("bytes"), static_cast<qint64>(c.bytes)},
+      {QStringLiteral("unknown_types"), static_cast<qint64>(c.unknown_types)},
+      {QStringLiteral("malformed"), static_cast<qint64>(session.malformed())},
+      {QStringLiteral("agent_drops"), static_cast<qint64>(s.agent_drops)},
+      {QStringLiteral("heartbeats"), static_cast<qint64>(s.heartbeats)},
+      {QStringLiteral("model_hash"),
+       s.has_model ? QJsonValue(HashText(s.model_hash)) : QJsonValue()},
+      {QStringLiteral("agent"),
+       s.has_hello ? QJsonValue(QString::fromUtf8(s.hello.agent_name.c_str())) : QJsonValue()},
+      {QStringLiteral("protocol_version"),
+       s.has_hello ? QJsonValue(static_cast<int>(s.hello.protocol_version)) : QJsonValue()},
+      {QStringLiteral("paused"), s.paused},
+      {QStringLiteral("link_lost"), link_lost},
+      {QStringLiteral("seconds"), seconds}};
+  if (o.script) {
+    summary.insert(QStringLiteral("paused_backward_steps"),
+                   static_cast<qint64>(o.pause.steps_while_paused));
+  }
+  if (!o.record.isEmpty()) summary.insert(QStringLiteral("record"), o.record);
+  if (!error.isEmpty()) summary.insert(QStringLiteral("error"), error);
+  return summary;
+}
+
+void PrintText(const QJsonObject& summary, const AttachOptions& o) {
+  const auto text = [&summary](const char* key) {
+    return summary.value(QLatin1String(key)).toVariant().toString();
+  };
+  std::printf("agent %s (protocol %s), model hash %s\n", qPrintable(text("agent")),
+              qPrintable(text("protocol_version")), qPrintable(text("model_hash")));
+  std::printf("backward steps %s, optimizer steps %s, last loss %s\n",
+              qPrintable(text("backward_steps")), qPrintable(text("optimizer_steps")),
+              qPrintable(text("last_loss")));
+  std::printf("link: %s bytes, %s frames ok, %s bad, %s dropped; board dropped %s\n",
+              qPrintable(text("bytes")), qPrintable(text("frames_ok")),
+              qPrintable(text("frames_bad")), qPrintable(text("frames_dropped")),
+              qPrintable(text("agent_drops")));
+  if (o.script) {
+    std::printf("backward steps while paused: %s\n", qPrintable(text("paused_backward_steps")));
+  }
+}
+
+}  // namespace
+
+int RunAttach(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("Attach to a board and follow its training."));
+  parser.addPositionalArgument(
+      QStringLiteral("ENDPOINT"),
+      QStringLiteral("a port (/dev/ttyACM0, /dev/pts/3) or tcp://HOST:PORT"));
+  const auto add = [&parser](const char* name, const char* help, const char* value) {
+    parser.addOption({QString::fromLatin1(name), QString::fromLatin1(help),
+                      value ? QString::fromLatin1(value) : QString()});
+  };
+  add("baud", "Baud rate of a serial port (default 115200, or ENDPOINT@BAUD).", "N");
+  add("steps", "Stop after N backward steps.", "N");
+  add("timeout", "Give up after this many seconds (default 30 with --steps or --pause-after).",
+      "SECONDS");
+  add("record", "Record every received byte to this trace file.", "FILE");
+  add("json", "Print the summary as JSON.", nullptr);
+  add("pause-after", "Send PAUSE after N backward steps (then --step K, then RESUME).", "N");
+  add("step", "While paused, send STEP_BACKWARD_OP K times, waiting for each.", "K");
+  if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
+  if (parser.positionalArguments().size() != 1) {
+    return Fail(QStringLiteral("attach takes exactly one ENDPOINT"), 2);
+  }
+  AttachOptions o;
+  Status status = ParseAttachOptions(parser, &o);
+  if (!status.ok()) return Fail(status);
+
+  std::unique_ptr<Transport> link;
+  status = OpenLink(o, &link);
+  if (!status.ok()) return Fail(QString::fromUtf8(status.message()), 1);
+  TraceWriter writer;
+  if (!o.record.isEmpty()) {
+    status = writer.Create(o.record.toStdString(), 0);
+    if (!status.ok()) return Fail(status);
+  }
+  AttachSession session(link.get(), o.record.isEmpty() ? nullptr : &writer);
+  status = session.SendCommand(wire::MessageType::kRequestHello);  // we may have come in late
+  if (!status.ok()) return Fail(QString::fromUtf8(status.message()), 1);
+
+  g_interrupted = 0;
+  std::signal(SIGINT, &OnInterrupt);
+  std::signal(SIGTERM, &OnInterrupt);
+  const bool progress = isatty(fileno(stderr));
+  const Clock::time_point start = Clock::now();
+  const bool has_deadline = o.timeout_seconds > 0.0;
+  const Clock::time_point deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(o.timeout_seconds));
+  Clock::time_point last_progress;
+  Clock::time_point steps_reached_at;
+  bool link_lost = false;
+  QString error;
+  for (;;) {
+    status = session.Pump(kReadTimeoutMs);
+    const Clock::time_point now = Clock::now();
+    if (!status.ok()) {
+      link_lost = !session.recording_failed();
+      error = QString::fromUtf8(status.message());
+      if (link_lost) error.prepend(QStringLiteral("link lost: "));
+      break;
+    }
+    if (now - session.last_frame_time() > kSilenceLimit) {
+      link_lost = true;
+      error = QStringLiteral("link lost: no frame from %1 for %2 s")
+                  .arg(o.endpoint)
+                  .arg(kSilenceLimit.count() / 1000);
+      break;
+    }
+    if (o.script) {
+      status = o.pause.Advance(&session, now);
+      if (!status.ok()) {
+        error = QString::fromUtf8(status.message());
+        break;
+      }
+    }
+    if (session.stats().refused_commands > 0) {
+      error = QStringLiteral("the board refused %1")
+                  .arg(QString::fromStdString(session.stats().last_refusal));
+      break;
+    }
+    if (o.steps > 0 && session.stats().backward_steps >= o.steps &&
+        steps_reached_at == Clock::time_point()) {
+      steps_reached_at = now;
+    }
+    // Joining mid-stream, the steps can come before the answer to REQUEST_HELLO: give the model
+    // announcement a moment to arrive, so the summary names the model.
+    const bool steps_done = steps_reached_at != Clock::time_point() &&
+                            (session.stats().has_model || now - steps_reached_at >= kAnnounceWait);
+    if ((o.script && o.pause.done()) || (!o.script && steps_done) || g_interrupted) break;
+    if (has_deadline && now >= deadline) {
+      if (o.steps > 0 || o.script) {
+        error = QStringLiteral("timed out after %1 s with %2 backward steps%3")
+                    .arg(o.timeout_seconds)
+                    .arg(session.stats().backward_steps)
+                    .arg(o.steps > 0 ? QStringLiteral(" of %1").arg(o.steps) : QString());
+      }
+      break;
+    }
+    if (progress && now - last_progress >= kProgressPeriod) {
+      last_progress = now;
+      DrawProgress(session);
+    }
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (progress) {
+    DrawProgress(session);
+    std::fputc('\n', stderr);
+  }
+  writer.Close();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const QJsonObject summary = Summary(o, session, seconds, link_lost, error);
+  if (o.json) {
+    std::fputs(QJsonDocument(summary).toJson(QJsonDocument::Indented).constData(), stdout);
+  } else {
+    PrintText(summary, o);
+  }
+  std::fflush(stdout);
+  return error.isEmpty() ? 0 : Fail(error, 1);
+}
+
+}  // namespace trainscope::cli

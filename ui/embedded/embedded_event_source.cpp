@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/embedded/embedded_event_source.h"
+
+#include <QElapsedTimer>
+
+namespace trainscope {
+
+// Collects the trainer's events on the worker thread and publishes them in batches; forwards
+// the boundaries where the worker may pause.
+class EmbeddedEventSource::Bridge final : public TrainingObserver, public ExecutionGate {
+ public:
+  explicit Bridge(EmbeddedEventSource* owner) : owner_(owner) { since_publish_.start(); }
+
+  void BeforeBackwardStep(const BackwardStepEvent&) override {
+    owner_->reachBoundary(Boundary::kBackwardOp);
+  }
+  void OnSample(const SampleEvent& event) override {
+    Add(event);
+    if (!event.begin) owner_->reachBoundary(Boundary::kSample);
+  }
+  void OnOptimizerStep(const OptimizerStepEvent& event) override {
+    Add(event);
+    owner_->reachBoundary(Boundary::kBatch);
+  }
+  void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
+  void OnBackwardStep(const BackwardStepEvent& event) override { Add(event); }
+  void OnMemory(const MemoryEvent& event) override { Add(event); }
+  void OnMemorySummary(const MemorySummaryEvent& event) override { Add(event); }
+  void OnGradientStats(const GradientStatsEvent& event) override { Add(event); }
+  void OnUpdateRatio(const UpdateRatioEvent& event) override { Add(event); }
+  void OnLoss(const LossEvent& event) override { Add(event); }
+  void OnMetric(const MetricEvent& event) override { Add(event); }
+
+  void AddMessage(MessageLevel level, const QString& text) { batch_.add(StatusMessage{level, text}); }
+
+  void Publish() {
+    owner_->publish(batch_);
+    batch_.clear();
+    since_publish_.restart();
+  }
+
+ private:
+  template <typename Event>
+  void Add(const Event& event) {
+    batch_.add(event);
+    if (since_publish_.elapsed() >= kPublishIntervalMs) Publish();
+  }
+
+  EmbeddedEventSource* owner_;
+  EventBatch batch_;
+  QElapsedTimer since_publish_;
+};
+
+EmbeddedEventSource::EmbeddedEventSource(std::shared_ptr<TraceStore> store, QObject* parent)
+    : EventSource(std::move(store), parent) {}
+
+EmbeddedEventSource::~EmbeddedEventSource() { stop(); }
+
+Status EmbeddedEventSource::load(Model model, EmbeddedSetup setup, const QString& name) {
+  stop();
+  auto owned = std::make_unique<Model>(std::move(model));
+  auto trainer = std::make_unique<Trainer>();
+  TS_RETURN_IF_ERROR(trainer->Init(owned.get(), setup.options, setup.trainability));
+  model_ = std::move(owned);
+  trainer_ = std::move(trainer);
+  setup_ = std::move(setup);
+  name_ = name;
+  bridge_ = std::make_unique<Bridge>(this);
+  trainer_->set_observer(bridge_.get());
+  trainer_->set_gate(bridge_.get());
+  for (const std::string& warning : trainer_->warnings()) {
+    bridge_->AddMessage(MessageLevel::kWarning, QString::fromStdString(warning));
+  }
+  bridge_->Publish();
+  return Status::Ok();
+}
+
+QString EmbeddedEventSource::description() const {
+  return QStringLiteral("embedded engine: %1").arg(name_);
+}
+
+void EmbeddedEventSource::request(bool run, Boundary pause_at) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_ = run;
+    pause_at_ = pause_at;
+  }
+  wake_.notify_all();
+}
+
+void EmbeddedEventSource::start() {
+  if (!loaded()) {
+    Q_EMIT errorOccurred(QStringLiteral("no model is loaded"));
+    return;
+  }
+  if (worker_.joinable()) {
+    if (state() != State::kStopped) {
+      resume();
+      return;
+    }
+    worker_.join();  // the previous run finished its epochs
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_requested_ = false;
+    running_ = true;
+    pause_at_ = Boundary::kNone;
+  }
+  setState(State::kRunning);
+  worker_ = std::thread([this] { run(); });
+}
+
+void EmbeddedEventSource::pause() { request(false, Boundary::kNone); }
+void EmbeddedEventSource::resume() { request(true, Boundary::kNone); }
+
+void EmbeddedEventSource::stepBackwardOp() {
+  if (!worker_.joinable()) start();
+  request(true, Boundary::kBackwardOp);
+}
+
+void EmbeddedEventSource::stepSample() {
+  if (!worker_.joinable()) start();
+  request(true, Boundary::kSample);
+}
+
+void EmbeddedEventSource::stepBatch() {
+  if (!worker_.joinable()) start();
+  request(true, Boundary::kBatch);
+}
+
+void EmbeddedEventSource::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_requested_ = true;
+  }
+  wake_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  setState(State::kStopped);
+}
+
+void EmbeddedEventSource::setTrainability(uint32_t last_n,
+                                          const std::map<uint16_t, TrainRank>& ranks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  next_trainability_.num_train_layers = last_n;
+  next_trainability_.op_ranks = ranks;
+  pending_trainability_ = true;
+}
+
+bool EmbeddedEventSource::reachBoundary(Boundary boundary) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stop_requested_) return false;
+  if (running_ && pause_at_ == boundary) {
+    running_ = false;
+    pause_at_ = Boundary::kNone;
+  }
+  if (running_) return true;
+  lock.unlock();
+  bridge_->Publish();
+  setState(State::kPaused);
+  lock.lock();
+  wake_.wait(lock, [this] { return running_ || stop_requested_; });
+  const bool stopping = stop_requested_;
+  lock.unlock();
+  if (!stopping) setState(State::kRunning);
+  return !stopping;
+}
+
+Status EmbeddedEventSource::applyPendingTrainability() {
+  TrainabilityConfig config;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!pending_trainability_) return Status::Ok();
+    pending_trainability_ = false;
+    config = next_trainability_;
+  }
+  TS_RETURN_IF_ERROR(trainer_->WriteWeightsToModel());
+  auto rebuilt = std::make_unique<Trainer>();
+  TS_RETURN_IF_ERROR(rebuilt->Init(model_.get(), setup_.options, config));
+  rebuilt->set_progress(trainer_->optimizer_step(), trainer_->epoch());
+  rebuilt->set_observer(bridge_.get());
+  rebuilt->set_gate(bridge_.get());
+  trainer_ = std::move(rebuilt);
+  setup_.trainability = config;
+  const MemorySummary& memory = trainer_->memory();
+  bridge_->AddMessage(MessageLevel::kInfo,
+                      QStringLiteral("trainability applied at optimizer step %1: heap peak %2 B, "
+                                     "arena %3 B")
+                          .arg(trainer_->optimizer_step())
+                          .arg(memory.heap_peak_bytes)
+                          .arg(memory.arena_bytes));
+  return Status::Ok();
+}
+
+void EmbeddedEventSource::run() {
+  const uint32_t batch = setup_.options.batch_size;
+  const uint32_t steps = batch == 0 ? 0 : setup_.train.sample_count / batch;
+  Status status = steps == 0 ? Status::Error(StatusCode::kInvalidArgument,
+                                             "the training data holds fewer samples than a batch")
+                             : Status::Ok();
+  for (uint32_t e = 0; status.ok() && e < setup_.options.epochs; ++e) {
+    const uint32_t epoch = trainer_->epoch() + 1;
+    trainer_->set_progress(trainer_->optimizer_step(), epoch);
+    for (uint32_t s = 0; status.ok() && s < steps; ++s) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stop_requested_) break;
+      }
+      status = applyPendingTrainability();
+      if (status.ok()) status = trainer_->TrainStep(setup_.train, s * batch);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stop_requested_) break;
+    }
+    if (!status.ok()) break;
+    float metric = 0.0f;
+    const DataSet& evaluation = setup_.test.sample_count > 0 ? setup_.test : setup_.train;
+    status = trainer_->Evaluate(evaluation, setup_.options.metric, &metric);
+    if (status.ok()) {
+      bridge_->OnMetric({epoch, static_cast<uint8_t>(setup_.options.metric), metric});
+    }
+  }
+  if (!status.ok()) {
+    bridge_->AddMessage(MessageLevel::kError, QString::fromUtf8(status.message()));
+    Q_EMIT errorOccurred(QString::fromUtf8(status.message()));
+  }
+  bridge_->Publish();
+  setState(State::kStopped);
+}
+
+}  // namespace trainscope

@@ -9,19 +9,20 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <unistd.h>
 #include <cstdio>
 #include <memory>
-#include <unistd.h>
 
-#include "app/common/cli_util.h"
-#include "app/common/training_args.h"
 #include "app/cli/commands.h"
 #include "app/cli/event_json.h"
+#include "app/common/cli_util.h"
+#include "app/common/training_args.h"
+#include "engine/exec/trainer.h"
 #include "engine/model/model.h"
+#include "engine/plan/onert_differences.h"
 #include "engine/train/checkpoint_file.h"
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
-#include "engine/exec/trainer.h"
 
 namespace trainscope::cli {
 namespace {
@@ -31,7 +32,8 @@ void AddOptions(QCommandLineParser* parser) {
     parser->addOption({QString::fromLatin1(name), QString::fromLatin1(help),
                        value ? QString::fromLatin1(value) : QString()});
   };
-  parser->addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("the .circle or .tflite file"));
+  parser->addPositionalArgument(QStringLiteral("MODEL"),
+                                QStringLiteral("the .circle or .tflite file"));
   add("input", "Training inputs (raw float32, sample-major), one file per graph input.", "FILE");
   add("target", "Training targets (raw float32; sparse labels: one float per sample).", "FILE");
   add("test-input", "Test inputs for the per-epoch metric.", "FILE");
@@ -73,8 +75,10 @@ void RestoreAdamState(const CheckpointData& data, Trainer* trainer) {
       const size_t row = p.row_bytes / sizeof(float);
       const size_t first = p.row_begin * row;
       const size_t count = (p.row_end - p.row_begin) * row;
-      std::copy(t.adam_m.begin() + static_cast<long>(first), t.adam_m.begin() + static_cast<long>(first + count), m);
-      std::copy(t.adam_v.begin() + static_cast<long>(first), t.adam_v.begin() + static_cast<long>(first + count), v);
+      std::copy(t.adam_m.begin() + static_cast<long>(first),
+                t.adam_m.begin() + static_cast<long>(first + count), m);
+      std::copy(t.adam_v.begin() + static_cast<long>(first),
+                t.adam_v.begin() + static_cast<long>(first + count), v);
     }
   }
 }
@@ -95,8 +99,10 @@ Status SaveCheckpoint(const QString& path, const CheckpointConfig& config, Model
         if (p.tensor != t.tensor || trainer->adam_m(p.tensor) == nullptr) continue;
         const size_t row = p.row_bytes / sizeof(float);
         const size_t count = (p.row_end - p.row_begin) * row;
-        std::copy(trainer->adam_m(p.tensor), trainer->adam_m(p.tensor) + count, t.adam_m.begin() + static_cast<long>(p.row_begin * row));
-        std::copy(trainer->adam_v(p.tensor), trainer->adam_v(p.tensor) + count, t.adam_v.begin() + static_cast<long>(p.row_begin * row));
+        std::copy(trainer->adam_m(p.tensor), trainer->adam_m(p.tensor) + count,
+                  t.adam_m.begin() + static_cast<long>(p.row_begin * row));
+        std::copy(trainer->adam_v(p.tensor), trainer->adam_v(p.tensor) + count,
+                  t.adam_v.begin() + static_cast<long>(p.row_begin * row));
       }
     }
   }
@@ -112,7 +118,8 @@ int RunTrain(const QStringList& arguments) {
   parser.setApplicationDescription(QStringLiteral("Train a model with onert-micro's semantics."));
   AddOptions(&parser);
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
-  if (parser.positionalArguments().size() != 1) return Fail(QStringLiteral("train takes exactly one MODEL file"), 2);
+  if (parser.positionalArguments().size() != 1)
+    return Fail(QStringLiteral("train takes exactly one MODEL file"), 2);
   if (!parser.isSet(QStringLiteral("input")) || !parser.isSet(QStringLiteral("target"))) {
     return Fail(QStringLiteral("train needs --input and --target"), 2);
   }
@@ -130,26 +137,37 @@ int RunTrain(const QStringList& arguments) {
   const size_t output_elements = OutputElementCount(main);
 
   DataSet train, test;
-  status = ReadDataSet(main, parser.values(QStringLiteral("input")), parser.value(QStringLiteral("target")),
-                       TargetElementCount(options.loss, output_elements), QStringLiteral("training"), &train);
+  status = ReadDataSet(
+      main, parser.values(QStringLiteral("input")), parser.value(QStringLiteral("target")),
+      TargetElementCount(options.loss, output_elements), QStringLiteral("training"), &train);
   if (!status.ok()) return Fail(status);
   const bool has_test = parser.isSet(QStringLiteral("test-input"));
   if (has_test) {
-    status = ReadDataSet(main, parser.values(QStringLiteral("test-input")), parser.value(QStringLiteral("test-target")),
-                         TargetElementCount(options.metric, output_elements), QStringLiteral("test"), &test);
+    status = ReadDataSet(main, parser.values(QStringLiteral("test-input")),
+                         parser.value(QStringLiteral("test-target")),
+                         TargetElementCount(options.metric, output_elements),
+                         QStringLiteral("test"), &test);
     if (!status.ok()) return Fail(status);
-  } else if (TargetElementCount(options.metric, output_elements) != TargetElementCount(options.loss, output_elements)) {
-    return Fail(QStringLiteral("metric %1 needs targets shaped differently from loss %2; give --test-input/--test-target")
-                    .arg(QString::fromLatin1(MetricName(options.metric)), QString::fromLatin1(LossName(options.loss))), 2);
+  } else if (TargetElementCount(options.metric, output_elements) !=
+             TargetElementCount(options.loss, output_elements)) {
+    return Fail(QStringLiteral("metric %1 needs targets shaped differently from loss %2; give "
+                               "--test-input/--test-target")
+                    .arg(QString::fromLatin1(MetricName(options.metric)),
+                         QString::fromLatin1(LossName(options.loss))),
+                2);
   }
   if (train.sample_count < options.batch_size) {
-    return Fail(QStringLiteral("%1 training samples are fewer than one batch of %2").arg(train.sample_count).arg(options.batch_size), 2);
+    return Fail(QStringLiteral("%1 training samples are fewer than one batch of %2")
+                    .arg(train.sample_count)
+                    .arg(options.batch_size),
+                2);
   }
 
   CheckpointConfig checkpoint_config{options.optimizer, setup.trainability.num_train_layers};
   CheckpointData loaded;
   if (parser.isSet(QStringLiteral("load-checkpoint"))) {
-    status = LoadCheckpoint(parser.value(QStringLiteral("load-checkpoint")), checkpoint_config, &model, &loaded);
+    status = LoadCheckpoint(parser.value(QStringLiteral("load-checkpoint")), checkpoint_config,
+                            &model, &loaded);
     if (!status.ok()) return Fail(status);
   }
   Trainer trainer;
@@ -159,16 +177,26 @@ int RunTrain(const QStringList& arguments) {
     RestoreAdamState(loaded, &trainer);
     trainer.set_progress(loaded.num_step, loaded.num_epoch);
   }
+  // The trainer's own notes, then where a board running onert-micro would compute differently.
+  std::vector<std::string> warnings = trainer.warnings();
+  for (const OnertDifference& d :
+       FindOnertDifferences(main, trainer.selection(), options.optimizer)) {
+    warnings.push_back("operator " + std::to_string(d.op_index) + " (" +
+                       OpcodeName(main.operators[d.op_index].opcode) + "), on a board: " + d.text);
+  }
   const bool json = parser.isSet(QStringLiteral("json"));
   if (!json) {
-    for (const std::string& warning : trainer.warnings()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+    for (const std::string& warning : warnings)
+      std::fprintf(stderr, "warning: %s\n", warning.c_str());
   }
 
   std::unique_ptr<FILE, int (*)(FILE*)> events(nullptr, &std::fclose);
   std::unique_ptr<JsonLinesObserver> observer;
   if (parser.isSet(QStringLiteral("events"))) {
     events.reset(std::fopen(qPrintable(parser.value(QStringLiteral("events"))), "w"));
-    if (!events) return Fail(QStringLiteral("cannot write events file '%1'").arg(parser.value(QStringLiteral("events"))));
+    if (!events)
+      return Fail(QStringLiteral("cannot write events file '%1'")
+                      .arg(parser.value(QStringLiteral("events"))));
     observer = std::make_unique<JsonLinesObserver>(events.get());
     trainer.set_observer(observer.get());
   }
@@ -185,7 +213,8 @@ int RunTrain(const QStringList& arguments) {
       status = trainer.TrainStep(train, s * options.batch_size, &loss);
       if (!status.ok()) return Fail(status.Prepend("epoch " + std::to_string(epoch)));
       loss_sum += loss;
-      if (progress) DrawProgress(e + 1, options.epochs, s + 1, steps, static_cast<float>(loss_sum / (s + 1)));
+      if (progress)
+        DrawProgress(e + 1, options.epochs, s + 1, steps, static_cast<float>(loss_sum / (s + 1)));
     }
     float metric = 0.0f;
     status = trainer.Evaluate(has_test ? test : train, options.metric, &metric);
@@ -194,7 +223,8 @@ int RunTrain(const QStringList& arguments) {
     const double loss = loss_sum / steps;
     if (progress) std::fputc('\n', stderr);
     if (!json) {
-      std::printf("epoch %u: loss %.6f, %s %.6f\n", epoch, loss, MetricName(options.metric), static_cast<double>(metric));
+      std::printf("epoch %u: loss %.6f, %s %.6f\n", epoch, loss, MetricName(options.metric),
+                  static_cast<double>(metric));
       std::fflush(stdout);
     }
     epochs.append(QJsonObject{{QStringLiteral("epoch"), static_cast<int>(epoch)},
@@ -206,25 +236,28 @@ int RunTrain(const QStringList& arguments) {
     status = trainer.WriteWeightsToModel();
     if (status.ok()) {
       status = WriteFileAtomically(parser.value(QStringLiteral("save-model")),
-                                   reinterpret_cast<const char*>(model.bytes().data()), model.bytes().size());
+                                   reinterpret_cast<const char*>(model.bytes().data()),
+                                   model.bytes().size());
     }
     if (!status.ok()) return Fail(status);
   }
   if (parser.isSet(QStringLiteral("save-checkpoint"))) {
-    status = SaveCheckpoint(parser.value(QStringLiteral("save-checkpoint")), checkpoint_config, &model, &trainer);
+    status = SaveCheckpoint(parser.value(QStringLiteral("save-checkpoint")), checkpoint_config,
+                            &model, &trainer);
     if (!status.ok()) return Fail(status);
   }
   if (json) {
-    QJsonArray warnings;
-    for (const std::string& w : trainer.warnings()) warnings.append(QString::fromStdString(w));
+    QJsonArray json_warnings;
+    for (const std::string& w : warnings) json_warnings.append(QString::fromStdString(w));
     const QJsonObject summary{
         {QStringLiteral("epochs"), epochs},
         {QStringLiteral("metric_name"), QString::fromLatin1(MetricName(options.metric))},
         {QStringLiteral("optimizer_steps"), static_cast<qint64>(trainer.optimizer_step())},
         {QStringLiteral("heap_peak_bytes"), static_cast<qint64>(trainer.memory().heap_peak_bytes)},
         {QStringLiteral("arena_bytes"), static_cast<qint64>(trainer.memory().arena_bytes)},
-        {QStringLiteral("lower_bound_bytes"), static_cast<qint64>(trainer.memory().lower_bound_bytes)},
-        {QStringLiteral("warnings"), warnings}};
+        {QStringLiteral("lower_bound_bytes"),
+         static_cast<qint64>(trainer.memory().lower_bound_bytes)},
+        {QStringLiteral("warnings"), json_warnings}};
     std::fputs(QJsonDocument(summary).toJson(QJsonDocument::Indented).constData(), stdout);
   }
   return 0;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "engine/model/model.h"
+#include "engine/model/model_builder.h"
 #include "engine/plan/train_config_file.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/common/fixtures.h"
@@ -22,36 +23,44 @@ using testing::RunCli;
 using testing::TempPath;
 
 const QString kDemoDir = QStringLiteral(TRAINSCOPE_DEMO_DIR);
-QString Demo(const char* name) { return kDemoDir + QLatin1Char('/') + QLatin1String(name); }
+QString Demo(const char* name) {
+  return kDemoDir + QLatin1Char('/') + QLatin1String(name);
+}
 
 void WriteFloats(const QString& path, const std::vector<float>& values) {
   QFile file(path);
   ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-  file.write(reinterpret_cast<const char*>(values.data()), static_cast<qint64>(values.size() * sizeof(float)));
+  file.write(reinterpret_cast<const char*>(values.data()),
+             static_cast<qint64>(values.size() * sizeof(float)));
 }
 
-std::vector<float> ReadFloats(const QString& path) { return testing::ReadFloats(path.toStdString()); }
+std::vector<float> ReadFloats(const QString& path) {
+  return testing::ReadFloats(path.toStdString());
+}
 
 TEST(CliRun, HelloWorldComputesSineForManySamplesInOneFile) {
   TS_REQUIRE_FIXTURES();
   std::vector<float> xs;
   for (int i = 0; i < 50; ++i) xs.push_back(6.2831853f * static_cast<float>(i) / 50.0f);
-  const QString input = TempPath(QStringLiteral("x.bin")), output = TempPath(QStringLiteral("y.bin"));
+  const QString input = TempPath(QStringLiteral("x.bin")),
+                output = TempPath(QStringLiteral("y.bin"));
   WriteFloats(input, xs);
-  const auto result = RunCli({QStringLiteral("run"),
-                              QString::fromStdString(testing::ModelsDir() + "/tflite/hello_world_float.tflite"),
-                              QStringLiteral("--input"), input, QStringLiteral("--output"), output});
+  const auto result =
+      RunCli({QStringLiteral("run"),
+              QString::fromStdString(testing::ModelsDir() + "/tflite/hello_world_float.tflite"),
+              QStringLiteral("--input"), input, QStringLiteral("--output"), output});
   ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
   const std::vector<float> ys = ReadFloats(output);
   ASSERT_EQ(ys.size(), xs.size());
-  for (size_t i = 0; i < xs.size(); ++i) EXPECT_NEAR(ys[i], std::sin(xs[i]), 0.1) << "x = " << xs[i];
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_NEAR(ys[i], std::sin(xs[i]), 0.1) << "x = " << xs[i];
 }
 
 TEST(CliRun, WrongInputSizeNaNAndUnsupportedModelsAreClearErrors) {
   const QString input = TempPath(QStringLiteral("short.bin"));
   WriteFloats(input, std::vector<float>(100, 0.5f));  // demo input is 144 floats
-  auto result = RunCli({QStringLiteral("run"), Demo("demo.circle"), QStringLiteral("--input"), input,
-                        QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+  auto result = RunCli({QStringLiteral("run"), Demo("demo.circle"), QStringLiteral("--input"),
+                        input, QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
   EXPECT_NE(result.exit_code, 0);
   EXPECT_TRUE(result.err.contains(QStringLiteral("400 bytes"))) << result.err.toStdString();
   EXPECT_TRUE(result.err.contains(QStringLiteral("144 float32"))) << result.err.toStdString();
@@ -66,13 +75,17 @@ TEST(CliRun, WrongInputSizeNaNAndUnsupportedModelsAreClearErrors) {
   EXPECT_TRUE(result.err.contains(QStringLiteral("element 9"))) << result.err.toStdString();
 
   result = RunCli({QStringLiteral("run"), Demo("demo.circle"), QStringLiteral("--input"),
-                   QStringLiteral("/no/such.bin"), QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+                   QStringLiteral("/no/such.bin"), QStringLiteral("--output"),
+                   TempPath(QStringLiteral("o.bin"))});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_TRUE(result.err.contains(QStringLiteral("/no/such.bin"))) << result.err.toStdString();
 
   if (testing::FixturesPresent()) {
-    result = RunCli({QStringLiteral("run"), QString::fromStdString(testing::ModelsDir() + "/tflite/keyword_scrambled.tflite"),
-                     QStringLiteral("--input"), input, QStringLiteral("--output"), TempPath(QStringLiteral("o.bin"))});
+    result =
+        RunCli({QStringLiteral("run"),
+                QString::fromStdString(testing::ModelsDir() + "/tflite/keyword_scrambled.tflite"),
+                QStringLiteral("--input"), input, QStringLiteral("--output"),
+                TempPath(QStringLiteral("o.bin"))});
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_TRUE(result.err.contains(QStringLiteral("unsupported operator")) ||
                 result.err.contains(QStringLiteral("only FLOAT32")))
@@ -83,8 +96,9 @@ TEST(CliRun, WrongInputSizeNaNAndUnsupportedModelsAreClearErrors) {
 TEST(CliMemory, JsonHasTheDocumentedKeysAndFewerLayersNeedLessMemory) {
   auto all = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--json")});
   ASSERT_EQ(all.exit_code, 0) << all.err.toStdString();
-  auto last2 = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-layers"),
-                       QStringLiteral("2"), QStringLiteral("--json")});
+  auto last2 =
+      RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-layers"),
+              QStringLiteral("2"), QStringLiteral("--json")});
   ASSERT_EQ(last2.exit_code, 0) << last2.err.toStdString();
   const QJsonObject a = all.json().object(), b = last2.json().object();
   for (const char* key : {"heap_peak_bytes", "arena_bytes", "lower_bound_bytes", "steps"}) {
@@ -94,8 +108,10 @@ TEST(CliMemory, JsonHasTheDocumentedKeysAndFewerLayersNeedLessMemory) {
   for (const char* key : {"phase", "step", "op_index", "live_bytes"}) {
     EXPECT_TRUE(first_step.contains(QLatin1String(key))) << key;
   }
-  EXPECT_LT(b.value(QStringLiteral("heap_peak_bytes")).toInteger(), a.value(QStringLiteral("heap_peak_bytes")).toInteger());
-  EXPECT_LE(a.value(QStringLiteral("lower_bound_bytes")).toInteger(), a.value(QStringLiteral("arena_bytes")).toInteger());
+  EXPECT_LT(b.value(QStringLiteral("heap_peak_bytes")).toInteger(),
+            a.value(QStringLiteral("heap_peak_bytes")).toInteger());
+  EXPECT_LE(a.value(QStringLiteral("lower_bound_bytes")).toInteger(),
+            a.value(QStringLiteral("arena_bytes")).toInteger());
   // 6 forward ticks, the loss gradient, 6 backward steps and the optimizer for "all layers".
   EXPECT_EQ(a.value(QStringLiteral("steps")).toArray().size(), 14);
   EXPECT_EQ(b.value(QStringLiteral("steps")).toArray().size(), 10);
@@ -108,13 +124,16 @@ TEST(CliMemory, TrainConfigFileAndInferenceModes) {
   ASSERT_TRUE(file.open(QIODevice::WriteOnly));
   file.write(reinterpret_cast<const char*>(config.data()), static_cast<qint64>(config.size()));
   file.close();
-  const auto with_config = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-config"),
-                                   file.fileName(), QStringLiteral("--json")});
+  const auto with_config =
+      RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-config"),
+              file.fileName(), QStringLiteral("--json")});
   ASSERT_EQ(with_config.exit_code, 0) << with_config.err.toStdString();
   const QJsonArray ops = with_config.json().object().value(QStringLiteral("operators")).toArray();
-  EXPECT_EQ(ops.at(3).toObject().value(QStringLiteral("rank")).toString(), QStringLiteral("ONLY_BIAS"));
+  EXPECT_EQ(ops.at(3).toObject().value(QStringLiteral("rank")).toString(),
+            QStringLiteral("ONLY_BIAS"));
   EXPECT_FALSE(ops.at(2).toObject().value(QStringLiteral("in_backward_range")).toBool());
-  const auto inference = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--inference"), QStringLiteral("--json")});
+  const auto inference = RunCli({QStringLiteral("memory"), Demo("demo.circle"),
+                                 QStringLiteral("--inference"), QStringLiteral("--json")});
   ASSERT_EQ(inference.exit_code, 0);
   EXPECT_EQ(inference.json().object().value(QStringLiteral("steps")).toArray().size(), 6);
 
@@ -122,7 +141,8 @@ TEST(CliMemory, TrainConfigFileAndInferenceModes) {
   ASSERT_TRUE(broken.open(QIODevice::WriteOnly));
   broken.write("\x1e\x00\x01\x00", 4);
   broken.close();
-  const auto refused = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--train-config"), broken.fileName()});
+  const auto refused = RunCli({QStringLiteral("memory"), Demo("demo.circle"),
+                               QStringLiteral("--train-config"), broken.fileName()});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_TRUE(refused.err.startsWith(QStringLiteral("error: "))) << refused.err.toStdString();
 }
@@ -131,15 +151,18 @@ TEST(CliTrain, DemoLearnsAndSavesAModelAndCheckpointThatReload) {
   const QString model = TempPath(QStringLiteral("trained.circle"));
   const QString checkpoint = TempPath(QStringLiteral("trained.ckpt"));
   const QString events = TempPath(QStringLiteral("events.jsonl"));
-  const QStringList common{Demo("demo.circle"), QStringLiteral("--input"), Demo("train_input.bin"),
-                           QStringLiteral("--target"), Demo("train_target.bin"), QStringLiteral("--test-input"),
-                           Demo("test_input.bin"), QStringLiteral("--test-target"), Demo("test_target.bin"),
-                           QStringLiteral("--loss"), QStringLiteral("sparse-ce"), QStringLiteral("--optimizer"),
-                           QStringLiteral("adam"), QStringLiteral("--lr"), QStringLiteral("0.005"),
-                           QStringLiteral("--beta2"), QStringLiteral("0.999"), QStringLiteral("--json")};
-  auto result = RunCli(QStringList{QStringLiteral("train")} + common +
-                       QStringList{QStringLiteral("--epochs"), QStringLiteral("3"), QStringLiteral("--save-model"), model,
-                                   QStringLiteral("--save-checkpoint"), checkpoint, QStringLiteral("--events"), events});
+  const QStringList common{
+      Demo("demo.circle"),        QStringLiteral("--input"),       Demo("train_input.bin"),
+      QStringLiteral("--target"), Demo("train_target.bin"),        QStringLiteral("--test-input"),
+      Demo("test_input.bin"),     QStringLiteral("--test-target"), Demo("test_target.bin"),
+      QStringLiteral("--loss"),   QStringLiteral("sparse-ce"),     QStringLiteral("--optimizer"),
+      QStringLiteral("adam"),     QStringLiteral("--lr"),          QStringLiteral("0.005"),
+      QStringLiteral("--beta2"),  QStringLiteral("0.999"),         QStringLiteral("--json")};
+  auto result =
+      RunCli(QStringList{QStringLiteral("train")} + common +
+             QStringList{QStringLiteral("--epochs"), QStringLiteral("3"),
+                         QStringLiteral("--save-model"), model, QStringLiteral("--save-checkpoint"),
+                         checkpoint, QStringLiteral("--events"), events});
   ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
   const QJsonObject summary = result.json().object();
   const QJsonArray epochs = summary.value(QStringLiteral("epochs")).toArray();
@@ -162,32 +185,50 @@ TEST(CliTrain, DemoLearnsAndSavesAModelAndCheckpointThatReload) {
     const QString type = event.value(QStringLiteral("type")).toString();
     if (type == QLatin1String("backward_step")) {
       ++backward;
-      EXPECT_TRUE(event.contains(QStringLiteral("current_bytes")) && event.contains(QStringLiteral("peak_bytes")) &&
-                  event.contains(QStringLiteral("op_index")) && event.contains(QStringLiteral("rank")));
+      EXPECT_TRUE(event.contains(QStringLiteral("current_bytes")) &&
+                  event.contains(QStringLiteral("peak_bytes")) &&
+                  event.contains(QStringLiteral("op_index")) &&
+                  event.contains(QStringLiteral("rank")));
     }
     stats += type == QLatin1String("grad_stats");
     losses += type == QLatin1String("loss");
     steps += type == QLatin1String("optimizer_step");
   }
-  EXPECT_EQ(steps, 3 * 60);        // 60 samples, batch 1
+  EXPECT_EQ(steps, 3 * 60);  // 60 samples, batch 1
   EXPECT_EQ(losses, 3 * 60);
   EXPECT_EQ(backward, 3 * 60 * 6);  // every sample walks the 6 ops backward
   EXPECT_GT(stats, 0);
 
   // Resuming from the checkpoint continues the step count and keeps the accuracy.
   result = RunCli(QStringList{QStringLiteral("train")} + common +
-                  QStringList{QStringLiteral("--epochs"), QStringLiteral("1"), QStringLiteral("--load-checkpoint"), checkpoint});
+                  QStringList{QStringLiteral("--epochs"), QStringLiteral("1"),
+                              QStringLiteral("--load-checkpoint"), checkpoint});
   ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
   const QJsonObject resumed = result.json().object();
   EXPECT_EQ(resumed.value(QStringLiteral("optimizer_steps")).toInteger(), 4 * 60);
-  EXPECT_EQ(resumed.value(QStringLiteral("epochs")).toArray().at(0).toObject().value(QStringLiteral("epoch")).toInt(), 4);
-  EXPECT_GE(resumed.value(QStringLiteral("epochs")).toArray().at(0).toObject().value(QStringLiteral("metric")).toDouble(), 0.9);
+  EXPECT_EQ(resumed.value(QStringLiteral("epochs"))
+                .toArray()
+                .at(0)
+                .toObject()
+                .value(QStringLiteral("epoch"))
+                .toInt(),
+            4);
+  EXPECT_GE(resumed.value(QStringLiteral("epochs"))
+                .toArray()
+                .at(0)
+                .toObject()
+                .value(QStringLiteral("metric"))
+                .toDouble(),
+            0.9);
 }
 
 TEST(CliTrain, BadArgumentsAndCorruptCheckpointsAreRefused) {
-  const QStringList base{QStringLiteral("train"), Demo("demo.circle"), QStringLiteral("--input"), Demo("train_input.bin"),
-                         QStringLiteral("--target"), Demo("train_target.bin"), QStringLiteral("--loss"), QStringLiteral("sparse-ce")};
-  auto result = RunCli(base + QStringList{QStringLiteral("--optimizer"), QStringLiteral("rmsprop")});
+  const QStringList base{QStringLiteral("train"),    Demo("demo.circle"),
+                         QStringLiteral("--input"),  Demo("train_input.bin"),
+                         QStringLiteral("--target"), Demo("train_target.bin"),
+                         QStringLiteral("--loss"),   QStringLiteral("sparse-ce")};
+  auto result =
+      RunCli(base + QStringList{QStringLiteral("--optimizer"), QStringLiteral("rmsprop")});
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_TRUE(result.err.contains(QStringLiteral("rmsprop")));
   result = RunCli(base + QStringList{QStringLiteral("--batch"), QStringLiteral("0")});
@@ -195,8 +236,9 @@ TEST(CliTrain, BadArgumentsAndCorruptCheckpointsAreRefused) {
   result = RunCli(base + QStringList{QStringLiteral("--train-layers"), QStringLiteral("-3")});
   EXPECT_EQ(result.exit_code, 2);
   // One-hot targets would need 3 floats per sample: the 60-float label file then holds 20.
-  result = RunCli({QStringLiteral("train"), Demo("demo.circle"), QStringLiteral("--input"), Demo("train_input.bin"),
-                   QStringLiteral("--target"), Demo("train_target.bin"), QStringLiteral("--loss"), QStringLiteral("ce")});
+  result = RunCli({QStringLiteral("train"), Demo("demo.circle"), QStringLiteral("--input"),
+                   Demo("train_input.bin"), QStringLiteral("--target"), Demo("train_target.bin"),
+                   QStringLiteral("--loss"), QStringLiteral("ce")});
   EXPECT_NE(result.exit_code, 0);
   EXPECT_TRUE(result.err.contains(QStringLiteral("holds 20 samples"))) << result.err.toStdString();
 
@@ -208,6 +250,41 @@ TEST(CliTrain, BadArgumentsAndCorruptCheckpointsAreRefused) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_TRUE(result.err.contains(QStringLiteral("corrupt.ckpt"))) << result.err.toStdString();
   EXPECT_TRUE(result.err.contains(QStringLiteral("magic"))) << result.err.toStdString();
+}
+
+TEST(CliTrain, WarnsWhereABoardRunningOnertMicroWouldDiffer) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {1, 4});
+  const int h = b.AddTensor("h", {1, 3});
+  OpOptions tanh;
+  tanh.activation = Activation::kTanh;
+  b.AddOperator(op::kFullyConnected,
+                {x, b.AddConstant("w", {3, 4}, std::vector<float>(12, 0.1f)), -1}, {h}, tanh);
+  const int y = b.AddTensor("y", {1, 3});
+  b.AddOperator(op::kSoftmax, {h}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(b.Finish(&bytes).ok());
+  QFile model(TempPath(QStringLiteral("tanh.circle")));
+  ASSERT_TRUE(model.open(QIODevice::WriteOnly));
+  model.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size()));
+  model.close();
+  WriteFloats(TempPath(QStringLiteral("tanh_x.bin")), std::vector<float>(8, 0.5f));
+  WriteFloats(TempPath(QStringLiteral("tanh_y.bin")), {0.0f, 2.0f});
+  const auto result = RunCli({QStringLiteral("train"), model.fileName(), QStringLiteral("--input"),
+                              TempPath(QStringLiteral("tanh_x.bin")), QStringLiteral("--target"),
+                              TempPath(QStringLiteral("tanh_y.bin")), QStringLiteral("--loss"),
+                              QStringLiteral("sparse-ce"), QStringLiteral("--json")});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  const QJsonArray warnings = result.json().object().value(QStringLiteral("warnings")).toArray();
+  bool named = false;
+  for (const QJsonValue& w : warnings) {
+    named = named ||
+            (w.toString().contains(QStringLiteral("operator 0 (FULLY_CONNECTED), on a board")) &&
+             w.toString().contains(QStringLiteral("TANH")));
+  }
+  EXPECT_TRUE(named) << QJsonDocument(warnings).toJson().toStdString();
 }
 
 }  // namespace

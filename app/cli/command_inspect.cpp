@@ -9,8 +9,8 @@
 
 #include <cstdio>
 
-#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/common/cli_util.h"
 #include "engine/model/model.h"
 
 namespace trainscope::cli {
@@ -30,7 +30,8 @@ QJsonArray ToJson(const std::vector<int32_t>& values) {
 
 QString OpName(const Operator& op) {
   const char* name = OpcodeName(op.opcode);
-  if (op.opcode == op::kCustom) return QStringLiteral("CUSTOM(%1)").arg(QString::fromStdString(op.custom_code));
+  if (op.opcode == op::kCustom)
+    return QStringLiteral("CUSTOM(%1)").arg(QString::fromStdString(op.custom_code));
   return name != nullptr ? QString::fromLatin1(name) : QStringLiteral("OPCODE_%1").arg(op.opcode);
 }
 
@@ -62,30 +63,33 @@ QJsonObject SubgraphJson(const Subgraph& subgraph) {
                       {QStringLiteral("inputs"), ToJson(op.inputs)},
                       {QStringLiteral("outputs"), ToJson(op.outputs)}};
     if (op.options.activation != Activation::kNone) {
-      entry[QStringLiteral("fused_activation")] = QString::fromLatin1(ActivationName(op.options.activation));
+      entry[QStringLiteral("fused_activation")] =
+          QString::fromLatin1(ActivationName(op.options.activation));
     }
     operators.append(entry);
   }
   QJsonArray tensors;
   for (size_t t = 0; t < subgraph.tensors.size(); ++t) {
     const Tensor& tensor = subgraph.tensors[t];
-    tensors.append(QJsonObject{{QStringLiteral("index"), static_cast<int>(t)},
-                               {QStringLiteral("name"), QString::fromStdString(tensor.name)},
-                               {QStringLiteral("type"), QString::fromLatin1(ElementTypeName(tensor.type))},
-                               {QStringLiteral("shape"), ToJson(tensor.shape)},
-                               {QStringLiteral("constant"), tensor.constant},
-                               {QStringLiteral("shared_buffer"), tensor.shared_buffer},
-                               {QStringLiteral("quantized"), tensor.quantized},
-                               {QStringLiteral("bytes"), static_cast<qint64>(tensor.bytes)}});
+    tensors.append(
+        QJsonObject{{QStringLiteral("index"), static_cast<int>(t)},
+                    {QStringLiteral("name"), QString::fromStdString(tensor.name)},
+                    {QStringLiteral("type"), QString::fromLatin1(ElementTypeName(tensor.type))},
+                    {QStringLiteral("shape"), ToJson(tensor.shape)},
+                    {QStringLiteral("constant"), tensor.constant},
+                    {QStringLiteral("shared_buffer"), tensor.shared_buffer},
+                    {QStringLiteral("quantized"), tensor.quantized},
+                    {QStringLiteral("bytes"), static_cast<qint64>(tensor.bytes)}});
   }
   const Totals totals = Count(subgraph);
-  return QJsonObject{{QStringLiteral("name"), QString::fromStdString(subgraph.name)},
-                     {QStringLiteral("inputs"), ToJson(subgraph.inputs)},
-                     {QStringLiteral("outputs"), ToJson(subgraph.outputs)},
-                     {QStringLiteral("operators"), operators},
-                     {QStringLiteral("tensors"), tensors},
-                     {QStringLiteral("parameters"), static_cast<qint64>(totals.parameters)},
-                     {QStringLiteral("constant_bytes"), static_cast<qint64>(totals.constant_bytes)}};
+  return QJsonObject{
+      {QStringLiteral("name"), QString::fromStdString(subgraph.name)},
+      {QStringLiteral("inputs"), ToJson(subgraph.inputs)},
+      {QStringLiteral("outputs"), ToJson(subgraph.outputs)},
+      {QStringLiteral("operators"), operators},
+      {QStringLiteral("tensors"), tensors},
+      {QStringLiteral("parameters"), static_cast<qint64>(totals.parameters)},
+      {QStringLiteral("constant_bytes"), static_cast<qint64>(totals.constant_bytes)}};
 }
 
 void PrintText(const QString& path, const Model& model) {
@@ -96,8 +100,8 @@ void PrintText(const QString& path, const Model& model) {
   for (size_t s = 0; s < graph.subgraphs.size(); ++s) {
     const Subgraph& subgraph = graph.subgraphs[s];
     const Totals totals = Count(subgraph);
-    out << "\nsubgraph " << s << " '" << QString::fromStdString(subgraph.name) << "': "
-        << subgraph.operators.size() << " operators, " << subgraph.tensors.size()
+    out << "\nsubgraph " << s << " '" << QString::fromStdString(subgraph.name)
+        << "': " << subgraph.operators.size() << " operators, " << subgraph.tensors.size()
         << " tensors, " << totals.parameters << " parameters, " << totals.constant_bytes
         << " constant bytes\n";
     for (int32_t input : subgraph.inputs) {
@@ -114,14 +118,18 @@ void PrintText(const QString& path, const Model& model) {
       const Operator& op = subgraph.operators[k];
       QStringList inputs;
       for (int32_t i : op.inputs) {
-        inputs << (i < 0 ? QStringLiteral("-") : ShapeText(subgraph.tensors[i].shape) +
-                                                    (subgraph.tensors[i].constant ? QStringLiteral("c") : QString()));
+        inputs << (i < 0 ? QStringLiteral("-")
+                         : ShapeText(subgraph.tensors[i].shape) +
+                               (subgraph.tensors[i].constant ? QStringLiteral("c") : QString()));
       }
       QStringList outputs;
       for (int32_t o : op.outputs) outputs << ShapeText(subgraph.tensors[o].shape);
-      out << QStringLiteral("  %1  %2 %3 -> %4").arg(k, 3).arg(OpName(op), -18)
+      out << QStringLiteral("  %1  %2 %3 -> %4")
+                 .arg(k, 3)
+                 .arg(OpName(op), -18)
                  .arg(inputs.join(QLatin1Char(' ')), outputs.join(QLatin1Char(' ')));
-      if (op.options.activation != Activation::kNone) out << "  " << ActivationName(op.options.activation);
+      if (op.options.activation != Activation::kNone)
+        out << "  " << ActivationName(op.options.activation);
       out << "\n";
     }
   }
@@ -135,11 +143,14 @@ void PrintText(const QString& path, const Model& model) {
 int RunInspect(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Summarise a .circle or .tflite model."));
-  parser.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("the .circle or .tflite file"));
+  parser.addOption(
+      {QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
+  parser.addPositionalArgument(QStringLiteral("MODEL"),
+                               QStringLiteral("the .circle or .tflite file"));
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   const QStringList positional = parser.positionalArguments();
-  if (positional.size() != 1) return Fail(QStringLiteral("inspect takes exactly one MODEL file"), 2);
+  if (positional.size() != 1)
+    return Fail(QStringLiteral("inspect takes exactly one MODEL file"), 2);
 
   Model model;
   Status status = ReadModelFile(positional.first().toStdString(), &model);
@@ -155,10 +166,12 @@ int RunInspect(const QStringList& arguments) {
                                   {QStringLiteral("bytes"), static_cast<qint64>(entry.size)}});
     }
     const QJsonObject document{
-        {QStringLiteral("format"), graph.format == ModelFormat::kCircle ? QStringLiteral("circle") : QStringLiteral("tflite")},
+        {QStringLiteral("format"), graph.format == ModelFormat::kCircle ? QStringLiteral("circle")
+                                                                        : QStringLiteral("tflite")},
         {QStringLiteral("file_bytes"), static_cast<qint64>(model.bytes().size())},
         {QStringLiteral("description"), QString::fromStdString(graph.description)},
-        {QStringLiteral("has_training_metadata"), graph.FindMetadata(kCircleTrainingMetadata) != nullptr},
+        {QStringLiteral("has_training_metadata"),
+         graph.FindMetadata(kCircleTrainingMetadata) != nullptr},
         {QStringLiteral("metadata"), metadata},
         {QStringLiteral("subgraphs"), subgraphs}};
     std::fputs(QJsonDocument(document).toJson(QJsonDocument::Indented).constData(), stdout);

@@ -9,8 +9,8 @@
 #include <QJsonObject>
 #include <QTextStream>
 
-#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/common/cli_util.h"
 #include "engine/memory/memory_report.h"
 
 namespace trainscope::cli {
@@ -31,7 +31,9 @@ QJsonObject ReportJson(const Graph& graph, const MemoryReport& report,
         {QStringLiteral("sample"), static_cast<int>(row.tick.sample)},
         {QStringLiteral("step"), static_cast<int>(row.tick.step)},
         {QStringLiteral("op_index"), row.tick.op_index},
-        {QStringLiteral("opcode"), row.opcode >= 0 && OpcodeName(row.opcode) ? QString::fromLatin1(OpcodeName(row.opcode)) : QString()},
+        {QStringLiteral("opcode"), row.opcode >= 0 && OpcodeName(row.opcode)
+                                       ? QString::fromLatin1(OpcodeName(row.opcode))
+                                       : QString()},
         {QStringLiteral("live_bytes"), static_cast<qint64>(row.live_bytes)},
         {QStringLiteral("peak_bytes"), static_cast<qint64>(row.peak_bytes)},
         {QStringLiteral("arena_planned_bytes"), static_cast<qint64>(row.arena_planned_bytes)}});
@@ -58,7 +60,8 @@ QJsonObject ReportJson(const Graph& graph, const MemoryReport& report,
   for (size_t k = 0; k < report.selection.ops.size(); ++k) {
     const OpTrainability& op = report.selection.ops[k];
     ops.append(QJsonObject{{QStringLiteral("op_index"), static_cast<int>(k)},
-                           {QStringLiteral("opcode"), QString::fromLatin1(OpcodeName(graph.main().operators[k].opcode))},
+                           {QStringLiteral("opcode"),
+                            QString::fromLatin1(OpcodeName(graph.main().operators[k].opcode))},
                            {QStringLiteral("in_backward_range"), op.in_backward_range},
                            {QStringLiteral("trainable"), op.has_parameter_gradients},
                            {QStringLiteral("rank"), QString::fromLatin1(TrainRankName(op.rank))}});
@@ -66,7 +69,8 @@ QJsonObject ReportJson(const Graph& graph, const MemoryReport& report,
   QJsonArray warnings;
   for (const std::string& w : report.warnings) warnings.append(QString::fromStdString(w));
   return QJsonObject{
-      {QStringLiteral("mode"), report.inference ? QStringLiteral("inference") : QStringLiteral("training")},
+      {QStringLiteral("mode"),
+       report.inference ? QStringLiteral("inference") : QStringLiteral("training")},
       {QStringLiteral("optimizer"), QString::fromLatin1(OptimizerName(report.optimizer))},
       {QStringLiteral("train_layers"), static_cast<int>(config.num_train_layers)},
       {QStringLiteral("heap_peak_bytes"), static_cast<qint64>(report.heap_peak_bytes)},
@@ -85,47 +89,65 @@ QJsonObject ReportJson(const Graph& graph, const MemoryReport& report,
 void PrintTable(const MemoryReport& report) {
   QTextStream out(stdout);
   out << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
-             .arg(QStringLiteral("tick"), 5).arg(QStringLiteral("phase"), -10)
-             .arg(QStringLiteral("step"), 5).arg(QStringLiteral("op"), -22)
-             .arg(QStringLiteral("live bytes"), 12).arg(QStringLiteral("arena top"), 12);
+             .arg(QStringLiteral("tick"), 5)
+             .arg(QStringLiteral("phase"), -10)
+             .arg(QStringLiteral("step"), 5)
+             .arg(QStringLiteral("op"), -22)
+             .arg(QStringLiteral("live bytes"), 12)
+             .arg(QStringLiteral("arena top"), 12);
   for (size_t t = 0; t < report.rows.size(); ++t) {
     const MemoryStepRow& row = report.rows[t];
     QString phase = QString::fromLatin1(TickKindName(row.tick.kind));
     if (row.tick.sample > 0) phase += QStringLiteral("#%1").arg(row.tick.sample);
     out << QStringLiteral("%1 %2 %3 %4 %5 %6%7\n")
-               .arg(t, 5).arg(phase, -10).arg(row.tick.step, 5).arg(OpText(row), -22)
-               .arg(row.live_bytes, 12).arg(row.arena_planned_bytes, 12)
+               .arg(t, 5)
+               .arg(phase, -10)
+               .arg(row.tick.step, 5)
+               .arg(OpText(row), -22)
+               .arg(row.live_bytes, 12)
+               .arg(row.arena_planned_bytes, 12)
                .arg(t == report.heap_peak_tick ? QStringLiteral("  <- peak") : QString());
   }
-  const double ratio = report.lower_bound_bytes == 0
-                           ? 1.0
-                           : static_cast<double>(report.arena_bytes) / static_cast<double>(report.lower_bound_bytes);
+  const double ratio =
+      report.lower_bound_bytes == 0
+          ? 1.0
+          : static_cast<double>(report.arena_bytes) / static_cast<double>(report.lower_bound_bytes);
   out << "\nheap peak:   " << report.heap_peak_bytes << " bytes (onert-micro accounting, tick "
       << report.heap_peak_tick << ")\n"
-      << "arena:       " << report.arena_bytes << " bytes (" << QString::fromStdString(report.arena_strategy)
-      << ", " << QString::number(ratio, 'f', 3) << " x lower bound)\n"
+      << "arena:       " << report.arena_bytes << " bytes ("
+      << QString::fromStdString(report.arena_strategy) << ", " << QString::number(ratio, 'f', 3)
+      << " x lower bound)\n"
       << "lower bound: " << report.lower_bound_bytes << " bytes\n";
-  for (const std::string& w : report.warnings) out << "warning: " << QString::fromStdString(w) << "\n";
+  for (const std::string& w : report.warnings)
+    out << "warning: " << QString::fromStdString(w) << "\n";
 }
 
 }  // namespace
 
 int RunMemory(const QStringList& arguments) {
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Memory of one train step or inference, per tick."));
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("the .circle or .tflite file"));
+  parser.setApplicationDescription(
+      QStringLiteral("Memory of one train step or inference, per tick."));
+  parser.addPositionalArgument(QStringLiteral("MODEL"),
+                               QStringLiteral("the .circle or .tflite file"));
   AddTrainabilityOptions(&parser);
   AddOptimizerOption(&parser);
-  parser.addOption({QStringLiteral("inference"), QStringLiteral("Plan one inference instead of a train step.")});
-  parser.addOption({QStringLiteral("batch"), QStringLiteral("Samples per optimizer step (default 1)."), QStringLiteral("N")});
-  parser.addOption({QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
+  parser.addOption(
+      {QStringLiteral("inference"), QStringLiteral("Plan one inference instead of a train step.")});
+  parser.addOption({QStringLiteral("batch"),
+                    QStringLiteral("Samples per optimizer step (default 1)."),
+                    QStringLiteral("N")});
+  parser.addOption(
+      {QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   if (parser.positionalArguments().size() != 1) {
     return Fail(QStringLiteral("memory takes exactly one MODEL file"), 2);
   }
   const bool inference = parser.isSet(QStringLiteral("inference"));
-  if (inference && (parser.isSet(QStringLiteral("train-layers")) || parser.isSet(QStringLiteral("train-config")))) {
-    return Fail(QStringLiteral("--inference cannot be combined with --train-layers or --train-config"), 2);
+  if (inference && (parser.isSet(QStringLiteral("train-layers")) ||
+                    parser.isSet(QStringLiteral("train-config")))) {
+    return Fail(
+        QStringLiteral("--inference cannot be combined with --train-layers or --train-config"), 2);
   }
   Model model;
   Status status = ReadModelFile(parser.positionalArguments().first().toStdString(), &model);
@@ -134,14 +156,18 @@ int RunMemory(const QStringList& arguments) {
   MemoryReportOptions options;
   options.inference = inference;
   status = ParseTrainability(parser, model.graph().main(), &config);
-  if (status.ok()) status = ParseOptimizer(parser.value(QStringLiteral("optimizer")), &options.optimizer);
+  if (status.ok())
+    status = ParseOptimizer(parser.value(QStringLiteral("optimizer")), &options.optimizer);
   if (status.ok()) status = ParseUnsigned(parser, QStringLiteral("batch"), 1, &options.batch_size);
   if (!status.ok()) return Fail(status);
   MemoryReport report;
   status = ComputeMemoryReport(model.graph(), config, options, &report);
   if (!status.ok()) return Fail(status);
   if (parser.isSet(QStringLiteral("json"))) {
-    std::fputs(QJsonDocument(ReportJson(model.graph(), report, config)).toJson(QJsonDocument::Indented).constData(), stdout);
+    std::fputs(QJsonDocument(ReportJson(model.graph(), report, config))
+                   .toJson(QJsonDocument::Indented)
+                   .constData(),
+               stdout);
   } else {
     PrintTable(report);
   }

@@ -5,8 +5,8 @@
 // run and the outputs are written in the same sample order.
 #include <QCommandLineParser>
 
-#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/common/cli_util.h"
 #include "engine/exec/interpreter.h"
 
 namespace trainscope::cli {
@@ -14,9 +14,14 @@ namespace trainscope::cli {
 int RunRun(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Run a model forward on raw float32 files."));
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("the .circle or .tflite file"));
-  parser.addOption({QStringLiteral("input"), QStringLiteral("Input file, one per graph input, in order."), QStringLiteral("FILE")});
-  parser.addOption({QStringLiteral("output"), QStringLiteral("Output file, one per graph output, in order."), QStringLiteral("FILE")});
+  parser.addPositionalArgument(QStringLiteral("MODEL"),
+                               QStringLiteral("the .circle or .tflite file"));
+  parser.addOption({QStringLiteral("input"),
+                    QStringLiteral("Input file, one per graph input, in order."),
+                    QStringLiteral("FILE")});
+  parser.addOption({QStringLiteral("output"),
+                    QStringLiteral("Output file, one per graph output, in order."),
+                    QStringLiteral("FILE")});
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   if (parser.positionalArguments().size() != 1) {
     return Fail(QStringLiteral("run takes exactly one MODEL file"), 2);
@@ -29,11 +34,15 @@ int RunRun(const QStringList& arguments) {
   const QStringList output_files = parser.values(QStringLiteral("output"));
   if (static_cast<size_t>(input_files.size()) != main.inputs.size()) {
     return Fail(QStringLiteral("the model has %1 input(s); %2 --input file(s) given")
-                    .arg(main.inputs.size()).arg(input_files.size()), 2);
+                    .arg(main.inputs.size())
+                    .arg(input_files.size()),
+                2);
   }
   if (static_cast<size_t>(output_files.size()) != main.outputs.size()) {
     return Fail(QStringLiteral("the model has %1 output(s); %2 --output file(s) given")
-                    .arg(main.outputs.size()).arg(output_files.size()), 2);
+                    .arg(main.outputs.size())
+                    .arg(output_files.size()),
+                2);
   }
   Interpreter interpreter;
   status = interpreter.Init(model);
@@ -43,12 +52,17 @@ int RunRun(const QStringList& arguments) {
   uint32_t samples = 0;
   for (size_t i = 0; i < main.inputs.size(); ++i) {
     const Tensor& tensor = main.tensors[main.inputs[i]];
-    const QString what = QStringLiteral("input %1 '%2'").arg(i).arg(QString::fromStdString(tensor.name));
+    const QString what =
+        QStringLiteral("input %1 '%2'").arg(i).arg(QString::fromStdString(tensor.name));
     uint32_t count = 0;
-    status = ReadSamples(input_files[static_cast<int>(i)], tensor.element_count(), what, &inputs[i], &count);
+    status = ReadSamples(input_files[static_cast<int>(i)], tensor.element_count(), what, &inputs[i],
+                         &count);
     if (!status.ok()) return Fail(status);
     if (i > 0 && count != samples) {
-      return Fail(QStringLiteral("input files hold different sample counts (%1 and %2)").arg(samples).arg(count), 2);
+      return Fail(QStringLiteral("input files hold different sample counts (%1 and %2)")
+                      .arg(samples)
+                      .arg(count),
+                  2);
     }
     samples = count;
   }

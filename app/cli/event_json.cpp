@@ -15,7 +15,8 @@ namespace {
 // JSON has no NaN or Inf: they are written as strings so they are never lost.
 QJsonValue Number(float value) {
   if (std::isnan(value)) return QStringLiteral("NaN");
-  if (std::isinf(value)) return value > 0 ? QStringLiteral("Infinity") : QStringLiteral("-Infinity");
+  if (std::isinf(value))
+    return value > 0 ? QStringLiteral("Infinity") : QStringLiteral("-Infinity");
   return static_cast<double>(value);
 }
 
@@ -112,7 +113,8 @@ void JsonLinesObserver::OnLoss(const LossEvent& event) {
 void JsonLinesObserver::OnMetric(const MetricEvent& event) {
   Write({{QStringLiteral("type"), QStringLiteral("metric")},
          {QStringLiteral("epoch"), static_cast<qint64>(event.epoch)},
-         {QStringLiteral("metric"), QString::fromLatin1(MetricName(static_cast<MetricKind>(event.metric)))},
+         {QStringLiteral("metric"),
+          QString::fromLatin1(MetricName(static_cast<MetricKind>(event.metric)))},
          {QStringLiteral("value"), Number(event.value)}});
   std::fflush(out_);
 }

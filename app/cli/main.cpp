@@ -6,8 +6,8 @@
 
 #include <cstdio>
 
-#include "app/common/cli_util.h"
 #include "app/cli/commands.h"
+#include "app/common/cli_util.h"
 
 namespace {
 
@@ -54,7 +54,6 @@ int main(int argc, char* argv[]) {
   if (command == QLatin1String("trace")) return trainscope::cli::RunTrace(arguments);
   if (command == QLatin1String("report")) return trainscope::cli::RunReport(arguments);
   if (command == QLatin1String("fit")) return trainscope::cli::RunFit(arguments);
-  return trainscope::cli::Fail(QStringLiteral("unknown command '%1' (see trainscope-cli --help)")
-                                   .arg(command),
-                               2);
+  return trainscope::cli::Fail(
+      QStringLiteral("unknown command '%1' (see trainscope-cli --help)").arg(command), 2);
 }

@@ -62,8 +62,7 @@ SessionFiles DemoSessionFiles() {
   return {};
 }
 
-AppController::AppController(MainWindow* window, std::shared_ptr<TraceStore> store,
-                             QObject* parent)
+AppController::AppController(MainWindow* window, std::shared_ptr<TraceStore> store, QObject* parent)
     : QObject(parent), window_(window), store_(std::move(store)) {
   defaults_.optimizer = OptimizerKind::kAdam;
   defaults_.learning_rate = 0.005f;

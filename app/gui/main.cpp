@@ -29,19 +29,32 @@ int main(int argc, char* argv[]) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Visual debugger for on-device training."));
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral(".circle or .tflite model (default: the bundled demo)"), QStringLiteral("[MODEL]"));
-  parser.addOption({QStringLiteral("input"), QStringLiteral("Training inputs (raw float32), one per graph input."), QStringLiteral("FILE")});
-  parser.addOption({QStringLiteral("target"), QStringLiteral("Training targets (raw float32)."), QStringLiteral("FILE")});
-  parser.addOption({QStringLiteral("screenshot"), QStringLiteral("Train headless for --steps optimizer steps, save the window as PNG, exit."), QStringLiteral("FILE")});
-  parser.addOption({QStringLiteral("steps"), QStringLiteral("Optimizer steps before --screenshot (default 40)."), QStringLiteral("N"), QStringLiteral("40")});
-  if (const int exit_status = trainscope::cli::ParseOrExit(&parser, QApplication::arguments()); exit_status >= 0) {
+  parser.addPositionalArgument(
+      QStringLiteral("MODEL"),
+      QStringLiteral(".circle or .tflite model (default: the bundled demo)"),
+      QStringLiteral("[MODEL]"));
+  parser.addOption({QStringLiteral("input"),
+                    QStringLiteral("Training inputs (raw float32), one per graph input."),
+                    QStringLiteral("FILE")});
+  parser.addOption({QStringLiteral("target"), QStringLiteral("Training targets (raw float32)."),
+                    QStringLiteral("FILE")});
+  parser.addOption(
+      {QStringLiteral("screenshot"),
+       QStringLiteral("Train headless for --steps optimizer steps, save the window as PNG, exit."),
+       QStringLiteral("FILE")});
+  parser.addOption({QStringLiteral("steps"),
+                    QStringLiteral("Optimizer steps before --screenshot (default 40)."),
+                    QStringLiteral("N"), QStringLiteral("40")});
+  if (const int exit_status = trainscope::cli::ParseOrExit(&parser, QApplication::arguments());
+      exit_status >= 0) {
     return exit_status;
   }
 
   SessionFiles files;
   if (parser.positionalArguments().isEmpty()) {
     files = trainscope::DemoSessionFiles();
-    if (files.model.isEmpty()) return trainscope::cli::Fail(QStringLiteral("the bundled demo model was not found"));
+    if (files.model.isEmpty())
+      return trainscope::cli::Fail(QStringLiteral("the bundled demo model was not found"));
   } else {
     files.model = parser.positionalArguments().first();
     files.inputs = parser.values(QStringLiteral("input"));
@@ -64,7 +77,8 @@ int main(int argc, char* argv[]) {
   bool steps_ok = false;
   const uint64_t steps = parser.value(QStringLiteral("steps")).toULongLong(&steps_ok);
   if (!steps_ok || !screenshot.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {
-    return trainscope::cli::Fail(QStringLiteral("--screenshot needs a .png path and --steps a number"), 2);
+    return trainscope::cli::Fail(
+        QStringLiteral("--screenshot needs a .png path and --steps a number"), 2);
   }
   controller.source()->start();
   QTimer poll;

@@ -9,23 +9,34 @@ const char* OptimizerName(OptimizerKind kind) {
 
 const char* LossName(LossKind kind) {
   switch (kind) {
-    case LossKind::kBinaryCrossEntropy: return "bce";
-    case LossKind::kCrossEntropy: return "ce";
-    case LossKind::kMse: return "mse";
-    case LossKind::kMae: return "mae";
-    case LossKind::kSparseCrossEntropy: return "sparse-ce";
+    case LossKind::kBinaryCrossEntropy:
+      return "bce";
+    case LossKind::kCrossEntropy:
+      return "ce";
+    case LossKind::kMse:
+      return "mse";
+    case LossKind::kMae:
+      return "mae";
+    case LossKind::kSparseCrossEntropy:
+      return "sparse-ce";
   }
   return "unknown";
 }
 
 const char* MetricName(MetricKind kind) {
   switch (kind) {
-    case MetricKind::kMse: return "mse";
-    case MetricKind::kMae: return "mae";
-    case MetricKind::kCrossEntropy: return "ce";
-    case MetricKind::kAccuracy: return "accuracy";
-    case MetricKind::kSparseCrossEntropyAccuracy: return "sparse-accuracy";
-    case MetricKind::kNone: return "none";
+    case MetricKind::kMse:
+      return "mse";
+    case MetricKind::kMae:
+      return "mae";
+    case MetricKind::kCrossEntropy:
+      return "ce";
+    case MetricKind::kAccuracy:
+      return "accuracy";
+    case MetricKind::kSparseCrossEntropyAccuracy:
+      return "sparse-accuracy";
+    case MetricKind::kNone:
+      return "none";
   }
   return "unknown";
 }

@@ -15,10 +15,10 @@
 #include <memory>
 #include <vector>
 
-#include "engine/memory/memory_timeline.h"
-#include "engine/model/model.h"
 #include "engine/exec/constant_store.h"
 #include "engine/exec/timeline_arena.h"
+#include "engine/memory/memory_timeline.h"
+#include "engine/model/model.h"
 
 namespace trainscope {
 

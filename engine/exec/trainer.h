@@ -32,12 +32,12 @@
 #include "engine/core/events.h"
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
-#include "engine/memory/memory_timeline.h"
-#include "engine/model/model.h"
-#include "engine/plan/trainability.h"
 #include "engine/exec/constant_store.h"
 #include "engine/exec/interpreter.h"
 #include "engine/exec/timeline_arena.h"
+#include "engine/memory/memory_timeline.h"
+#include "engine/model/model.h"
+#include "engine/plan/trainability.h"
 
 namespace trainscope {
 

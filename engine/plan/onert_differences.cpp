@@ -60,7 +60,8 @@ std::vector<OnertDifference> FindOnertDifferences(const Subgraph& subgraph,
                                                   const BackwardSelection& selection,
                                                   OptimizerKind optimizer) {
   std::vector<OnertDifference> differences;
-  for (uint32_t k = selection.first_op; k < subgraph.operators.size() && k < selection.ops.size(); ++k) {
+  for (uint32_t k = selection.first_op; k < subgraph.operators.size() && k < selection.ops.size();
+       ++k) {
     const Operator& op = subgraph.operators[k];
     const OpTrainability& t = selection.ops[k];
     if (!t.in_backward_range) continue;

@@ -19,16 +19,16 @@
 namespace trainscope {
 
 enum class DifferenceKind : uint8_t {
-  kNoOnertKernel,         // the op runs backward but onert-micro has no backward kernel
-  kUnsupportedActivation, // fused activation onert-micro cannot differentiate
-  kConvPadding,           // SAME padding: onert-micro trains as if VALID
-  kConvStrideDilation,    // stride/dilation > 1: weight gradient roles swapped upstream
-  kConvInputGradient,     // onert-micro's Conv2D input gradient is not a transposed convolution
-  kLowerHalfConv,         // LOWER_1_2_PART on CONV_2D computes the upper half's gradient
-  kLowerHalfUpdate,       // SGD/Adam apply the LOWER half to the wrong weights
-  kOverlappingMaxPool,    // overlapping windows overwrite instead of accumulate
-  kSoftmaxBeta,           // softmax backward ignores beta
-  kNotListedAsserts,      // FC/Conv in range but not trainable: debug builds assert
+  kNoOnertKernel,          // the op runs backward but onert-micro has no backward kernel
+  kUnsupportedActivation,  // fused activation onert-micro cannot differentiate
+  kConvPadding,            // SAME padding: onert-micro trains as if VALID
+  kConvStrideDilation,     // stride/dilation > 1: weight gradient roles swapped upstream
+  kConvInputGradient,      // onert-micro's Conv2D input gradient is not a transposed convolution
+  kLowerHalfConv,          // LOWER_1_2_PART on CONV_2D computes the upper half's gradient
+  kLowerHalfUpdate,        // SGD/Adam apply the LOWER half to the wrong weights
+  kOverlappingMaxPool,     // overlapping windows overwrite instead of accumulate
+  kSoftmaxBeta,            // softmax backward ignores beta
+  kNotListedAsserts,       // FC/Conv in range but not trainable: debug builds assert
 };
 
 struct OnertDifference {

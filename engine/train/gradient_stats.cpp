@@ -28,7 +28,10 @@ struct BinadeTable {
       uint32_t lo = exponent << 23, hi = ((exponent + 1) << 23) - 1;
       while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (GradientHistogramBin(BitsToFloat(mid)) == first_bin[exponent]) lo = mid + 1; else hi = mid;
+        if (GradientHistogramBin(BitsToFloat(mid)) == first_bin[exponent])
+          lo = mid + 1;
+        else
+          hi = mid;
       }
       boundary[exponent] = BitsToFloat(lo);
     }
@@ -40,7 +43,9 @@ struct BinadeTable {
   }
 };
 
-bool IsFinite(uint32_t bits) { return (bits & 0x7f800000u) != 0x7f800000u; }
+bool IsFinite(uint32_t bits) {
+  return (bits & 0x7f800000u) != 0x7f800000u;
+}
 
 }  // namespace
 

@@ -114,7 +114,8 @@ TEST_F(EmbeddedSourceTest, TrainabilityChangeAppliesAtTheNextOptimizerStep) {
     return false;
   }));
   const uint32_t applied_at = store_->snapshot()->progress.optimizer_step;
-  ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.optimizer_step >= applied_at + 3; }));
+  ASSERT_TRUE(
+      WaitFor([&] { return store_->snapshot()->progress.optimizer_step >= applied_at + 3; }));
   for (int i = 0; i < 20; ++i) {
     const auto snapshot = store_->snapshot();
     if (snapshot->progress.has_backward_step) {

@@ -24,11 +24,13 @@ void BM_ReadGraph(benchmark::State& state, const std::string& relative_path) {
     benchmark::DoNotOptimize(status.ok());
     benchmark::DoNotOptimize(graph.subgraphs.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes.size()));
   state.counters["file_bytes"] = static_cast<double>(bytes.size());
 }
 
-BENCHMARK_CAPTURE(BM_ReadGraph, person_detect_300KB_31ops, std::string("tflite/person_detect.tflite"))
+BENCHMARK_CAPTURE(BM_ReadGraph, person_detect_300KB_31ops,
+                  std::string("tflite/person_detect.tflite"))
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_ReadGraph, keyword_scrambled, std::string("tflite/keyword_scrambled.tflite"))
     ->Unit(benchmark::kMicrosecond);

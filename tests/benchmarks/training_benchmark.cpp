@@ -128,7 +128,8 @@ BENCHMARK(BM_TrainSimpleMnist)->Arg(0)->Arg(1)->ArgName("events")->Unit(benchmar
 // The per-element cost of the statistics the debugger shows for every weight gradient.
 void BM_GradientStats(benchmark::State& state) {
   const std::vector<float> gradient = Random(static_cast<size_t>(state.range(0)), 1e-3f, 4);
-  for (auto _ : state) benchmark::DoNotOptimize(ComputeGradientStats(gradient.data(), gradient.size()));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(ComputeGradientStats(gradient.data(), gradient.size()));
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_GradientStats)->Arg(100352)->Unit(benchmark::kMicrosecond);

@@ -36,7 +36,8 @@ TEST(CliInspect, JsonDocumentHasTheDocumentedKeys) {
             QStringLiteral("FULLY_CONNECTED"));
   EXPECT_EQ(operators.at(0).toObject().value(QStringLiteral("index")).toInt(), 0);
   const QJsonArray tensors = main.value(QStringLiteral("tensors")).toArray();
-  const QJsonObject input = tensors.at(main.value(QStringLiteral("inputs")).toArray().at(0).toInt()).toObject();
+  const QJsonObject input =
+      tensors.at(main.value(QStringLiteral("inputs")).toArray().at(0).toInt()).toObject();
   EXPECT_EQ(input.value(QStringLiteral("name")).toString(), QStringLiteral("image"));
   EXPECT_EQ(input.value(QStringLiteral("type")).toString(), QStringLiteral("FLOAT32"));
   EXPECT_FALSE(input.value(QStringLiteral("constant")).toBool());
@@ -46,13 +47,20 @@ TEST(CliInspect, JsonDocumentHasTheDocumentedKeys) {
 
 TEST(CliInspect, TfliteModelsReportTheirFormat) {
   TS_REQUIRE_FIXTURES();
-  const auto result = RunCli({QStringLiteral("inspect"), QStringLiteral("--json"),
-                              QString::fromStdString(testing::ModelsDir() + "/tflite/person_detect.tflite")});
+  const auto result =
+      RunCli({QStringLiteral("inspect"), QStringLiteral("--json"),
+              QString::fromStdString(testing::ModelsDir() + "/tflite/person_detect.tflite")});
   ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
   const QJsonObject root = result.json().object();
   EXPECT_EQ(root.value(QStringLiteral("format")).toString(), QStringLiteral("tflite"));
-  EXPECT_EQ(root.value(QStringLiteral("subgraphs")).toArray().at(0).toObject()
-                .value(QStringLiteral("operators")).toArray().size(), 31);
+  EXPECT_EQ(root.value(QStringLiteral("subgraphs"))
+                .toArray()
+                .at(0)
+                .toObject()
+                .value(QStringLiteral("operators"))
+                .toArray()
+                .size(),
+            31);
 }
 
 TEST(CliInspect, TruncatedModelIsAnErrorWithNonZeroStatus) {
@@ -80,7 +88,8 @@ TEST(CliInspect, MissingFileAndBadArgumentsAreErrors) {
   const auto unknown = RunCli({QStringLiteral("frobnicate")});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_TRUE(unknown.err.contains(QStringLiteral("unknown command 'frobnicate'")));
-  const auto bad_option = RunCli({QStringLiteral("inspect"), QStringLiteral("--bogus"), kDemoModel});
+  const auto bad_option =
+      RunCli({QStringLiteral("inspect"), QStringLiteral("--bogus"), kDemoModel});
   EXPECT_EQ(bad_option.exit_code, 2);
 }
 

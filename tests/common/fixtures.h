@@ -16,7 +16,9 @@
 
 namespace trainscope::testing {
 
-inline std::string ModelsDir() { return TRAINSCOPE_MODELS_DIR; }
+inline std::string ModelsDir() {
+  return TRAINSCOPE_MODELS_DIR;
+}
 
 inline bool FixturesPresent() {
   std::ifstream readme(ModelsDir() + "/README.md");
@@ -37,9 +39,9 @@ inline std::vector<float> ReadFloats(const std::string& path) {
 
 }  // namespace trainscope::testing
 
-#define TS_REQUIRE_FIXTURES()                                                             \
-  do {                                                                                    \
-    if (!::trainscope::testing::FixturesPresent())                                        \
+#define TS_REQUIRE_FIXTURES()                                                              \
+  do {                                                                                     \
+    if (!::trainscope::testing::FixturesPresent())                                         \
       GTEST_SKIP() << "model fixtures not found in " << ::trainscope::testing::ModelsDir() \
-                   << " (set -DTRAINSCOPE_MODELS_DIR=...)";                              \
+                   << " (set -DTRAINSCOPE_MODELS_DIR=...)";                                \
   } while (0)

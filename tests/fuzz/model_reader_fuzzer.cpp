@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // Touch what a caller would use, so a wrong "ok" shows up as an invalid access.
     for (const trainscope::Subgraph& subgraph : model.graph().subgraphs) {
       for (const trainscope::Tensor& tensor : subgraph.tensors) {
-        if (const uint8_t* bytes_of = model.ConstantData(tensor); bytes_of != nullptr && tensor.bytes > 0) {
+        if (const uint8_t* bytes_of = model.ConstantData(tensor);
+            bytes_of != nullptr && tensor.bytes > 0) {
           volatile uint8_t last = bytes_of[tensor.bytes - 1];
           (void)last;
         }

@@ -93,7 +93,8 @@ class LayersTest : public QObject {
       config.op_ranks = ranks;
       const auto ops = ResolveTrainability(graph_.main(), config);
       LayersPanel::Estimate estimate;
-      for (const OpTrainability& op : ops) estimate.heap_peak_bytes += op.in_backward_range ? 1000 : 0;
+      for (const OpTrainability& op : ops)
+        estimate.heap_peak_bytes += op.in_backward_range ? 1000 : 0;
       estimate.arena_bytes = estimate.heap_peak_bytes * 2;
       estimate.trained_params = TrainedParameterCount(graph_.main(), ops);
       return estimate;

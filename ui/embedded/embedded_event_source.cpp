@@ -31,7 +31,9 @@ class EmbeddedEventSource::Bridge final : public TrainingObserver, public Execut
   void OnLoss(const LossEvent& event) override { Add(event); }
   void OnMetric(const MetricEvent& event) override { Add(event); }
 
-  void AddMessage(MessageLevel level, const QString& text) { batch_.add(StatusMessage{level, text}); }
+  void AddMessage(MessageLevel level, const QString& text) {
+    batch_.add(StatusMessage{level, text});
+  }
 
   void Publish() {
     owner_->publish(batch_);
@@ -54,7 +56,9 @@ class EmbeddedEventSource::Bridge final : public TrainingObserver, public Execut
 EmbeddedEventSource::EmbeddedEventSource(std::shared_ptr<TraceStore> store, QObject* parent)
     : EventSource(std::move(store), parent) {}
 
-EmbeddedEventSource::~EmbeddedEventSource() { stop(); }
+EmbeddedEventSource::~EmbeddedEventSource() {
+  stop();
+}
 
 Status EmbeddedEventSource::load(Model model, EmbeddedSetup setup, const QString& name) {
   stop();
@@ -110,8 +114,12 @@ void EmbeddedEventSource::start() {
   worker_ = std::thread([this] { run(); });
 }
 
-void EmbeddedEventSource::pause() { request(false, Boundary::kNone); }
-void EmbeddedEventSource::resume() { request(true, Boundary::kNone); }
+void EmbeddedEventSource::pause() {
+  request(false, Boundary::kNone);
+}
+void EmbeddedEventSource::resume() {
+  request(true, Boundary::kNone);
+}
 
 void EmbeddedEventSource::stepBackwardOp() {
   if (!worker_.joinable()) start();

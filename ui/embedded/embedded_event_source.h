@@ -82,7 +82,7 @@ class EmbeddedEventSource : public EventSource {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool running_ = false;              // false: pause at the next boundary
+  bool running_ = false;  // false: pause at the next boundary
   bool stop_requested_ = false;
   Boundary pause_at_ = Boundary::kNone;
   bool pending_trainability_ = false;

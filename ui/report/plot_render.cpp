@@ -23,29 +23,6 @@ std::string Number(double value) {
   return s == "-0" ? "0" : s;
 }
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string Rgb(PlotColor c) {
   return "rgb(" + std::to_string(c.r) + "," + std::to_string(c.g) + "," + std::to_string(c.b) + ")";
 }
@@ -70,16 +47,39 @@ QColor ToQColor(PlotColor c) {
 
 }  // namespace
 
+std::string XmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 std::string RenderSvg(const PlotScene& scene) {
   std::string out =
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Number(scene.width) + "\" height=\"" +
       Number(scene.height) + "\" viewBox=\"0 0 " + Number(scene.width) + " " +
       Number(scene.height) +
       "\" font-family=\"DejaVu Sans, Verdana, sans-serif\" role=\"img\" aria-label=\"" +
-      Escape(scene.title) + "\">\n<title>" + Escape(scene.title) + "</title>\n";
+      XmlEscape(scene.title) + "\">\n<title>" + XmlEscape(scene.title) + "</title>\n";
   for (const PlotItem& item : scene.items) {
     const std::string tooltip =
-        item.tooltip.empty() ? "" : "<title>" + Escape(item.tooltip) + "</title>";
+        item.tooltip.empty() ? "" : "<title>" + XmlEscape(item.tooltip) + "</title>";
     switch (item.kind) {
       case PlotItem::Kind::kRect: {
         if (item.points.size() < 2) break;
@@ -112,7 +112,7 @@ std::string RenderSvg(const PlotScene& scene) {
         out += "<text x=\"" + Number(item.points[0].x) + "\" y=\"" + Number(item.points[0].y) +
                "\" font-size=\"" + Number(item.font_size) + "\" text-anchor=\"" + anchor + "\"" +
                (item.bold ? " font-weight=\"bold\"" : "") + " fill=\"" + Rgb(item.fill) + "\">" +
-               Escape(item.text) + "</text>\n";
+               XmlEscape(item.text) + "</text>\n";
         break;
       }
     }

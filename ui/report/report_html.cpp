@@ -3,6 +3,7 @@
 // The HTML report: one self-contained page (inline CSS and SVG, no scripts, no external files).
 #include "ui/report/report_document.h"
 #include "ui/report/report_export.h"
+#include "ui/report/report_plots.h"
 
 namespace trainscope {
 namespace {
@@ -22,42 +23,19 @@ svg { max-width: 100%; height: auto; }
 ul.notes li { color: #8a5a00; }
 )";
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string TableHtml(const ReportTable& table) {
   auto cell_class = [&table](size_t column) {
     return column < table.numeric.size() && table.numeric[column] ? " class=\"num\"" : "";
   };
   std::string out = "<div class=\"scroll\"><table>\n<thead><tr>";
   for (size_t c = 0; c < table.header.size(); ++c) {
-    out += std::string("<th") + cell_class(c) + ">" + Escape(table.header[c]) + "</th>";
+    out += std::string("<th") + cell_class(c) + ">" + XmlEscape(table.header[c]) + "</th>";
   }
   out += "</tr></thead>\n<tbody>\n";
   for (size_t r = 0; r < table.rows.size(); ++r) {
     out += static_cast<int>(r) == table.highlight_row ? "<tr class=\"highlight\">" : "<tr>";
     for (size_t c = 0; c < table.rows[r].size(); ++c) {
-      out += std::string("<td") + cell_class(c) + ">" + Escape(table.rows[r][c]) + "</td>";
+      out += std::string("<td") + cell_class(c) + ">" + XmlEscape(table.rows[r][c]) + "</td>";
     }
     out += "</tr>\n";
   }
@@ -71,18 +49,18 @@ QByteArray RenderReportHtml(const ReportData& data) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"generator\" content=\"" +
-      Escape(data.generator) + "\">\n<title>" + Escape(document.title) + "</title>\n<style>" +
+      XmlEscape(data.generator) + "\">\n<title>" + XmlEscape(document.title) + "</title>\n<style>" +
       kStyle + "</style>\n</head>\n<body>\n";
   for (const ReportBlock& block : document.blocks) {
     switch (block.kind) {
       case ReportBlock::Kind::kTitle:
-        out += "<h1>" + Escape(block.text) + "</h1>\n";
+        out += "<h1>" + XmlEscape(block.text) + "</h1>\n";
         break;
       case ReportBlock::Kind::kHeading:
-        out += "<h2>" + Escape(block.text) + "</h2>\n";
+        out += "<h2>" + XmlEscape(block.text) + "</h2>\n";
         break;
       case ReportBlock::Kind::kParagraph:
-        out += "<p>" + Escape(block.text) + "</p>\n";
+        out += "<p>" + XmlEscape(block.text) + "</p>\n";
         break;
       case ReportBlock::Kind::kTable:
         out += TableHtml(block.table);
@@ -92,7 +70,7 @@ QByteArray RenderReportHtml(const ReportData& data) {
         break;
       case ReportBlock::Kind::kNotes:
         out += "<ul class=\"notes\">\n";
-        for (const std::string& note : block.notes) out += "<li>" + Escape(note) + "</li>\n";
+        for (const std::string& note : block.notes) out += "<li>" + XmlEscape(note) + "</li>\n";
         out += "</ul>\n";
         break;
     }

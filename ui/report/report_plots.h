@@ -65,6 +65,9 @@ PlotScene AddressMapPlot(const ReportData& data, double width, double height);
 
 // A standalone <svg> element (no XML declaration), for inline use in HTML.
 std::string RenderSvg(const PlotScene& scene);
+
+// Text safe inside XML/HTML content and attribute values (&, <, >, ").
+std::string XmlEscape(const std::string& text);
 // Paints the scene scaled into `target`; needs a QGuiApplication for the fonts.
 void PaintPlot(const PlotScene& scene, QPainter* painter, const QRectF& target);
 

@@ -20,7 +20,8 @@ uint64_t TickSample::highWaterTotal() const {
   return Sum(high_water);
 }
 
-LiveMemoryTimeline::LiveMemoryTimeline(size_t max_events) : max_events_(std::max<size_t>(1, max_events)) {}
+LiveMemoryTimeline::LiveMemoryTimeline(size_t max_events)
+    : max_events_(std::max<size_t>(1, max_events)) {}
 
 void LiveMemoryTimeline::reset() {
   *this = LiveMemoryTimeline(max_events_);

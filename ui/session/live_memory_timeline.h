@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// LiveMemoryTimeline: the memory picture of one train step (forward ticks, backward ticks, optimizer),
-// built from its MemoryEvent stream: live bytes per category after every tick, the buffers'
-// lifetime rectangles (arena offset x ticks) and the engine's own current/peak summaries.
+// LiveMemoryTimeline: the memory picture of one train step (forward ticks, backward ticks,
+// optimizer), built from its MemoryEvent stream: live bytes per category after every tick, the
+// buffers' lifetime rectangles (arena offset x ticks) and the engine's own current/peak summaries.
 //
 // Bounded: at most `max_events` events (and as many ticks and buffers) are kept per step; the
 // live-byte accounting stays exact beyond that and the excess is counted in droppedEvents().

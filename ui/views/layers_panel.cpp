@@ -208,8 +208,9 @@ void LayersPanel::updatePreview() {
   const TrainabilityConfig& pending = model_->pending();
   text += QStringLiteral("<br>") +
           (pending.op_ranks.empty()
-               ? (pending.num_train_layers == 0 ? tr("All operators train.")
-                                      : tr("The last %1 operators train.").arg(pending.num_train_layers))
+               ? (pending.num_train_layers == 0
+                      ? tr("All operators train.")
+                      : tr("The last %1 operators train.").arg(pending.num_train_layers))
                : tr("%n operator(s) listed with a rank; backward starts at #%1.", nullptr,
                     static_cast<int>(pending.op_ranks.size()))
                      .arg(pending.op_ranks.begin()->first));

@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 TEST(Interpreter, KernelFixturesMatchTheirReferenceOutputsInTheArena) {
   TS_REQUIRE_FIXTURES();
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(testing::ModelsDir()) / "onert-micro/kernels")) {
+  for (const auto& entry :
+       fs::directory_iterator(fs::path(testing::ModelsDir()) / "onert-micro/kernels")) {
     fs::path model_path = entry.path() / "model.circle";
     if (!fs::exists(model_path)) model_path = entry.path() / "model.tflite";
     Model model;
@@ -31,16 +32,19 @@ TEST(Interpreter, KernelFixturesMatchTheirReferenceOutputsInTheArena) {
     std::vector<std::vector<float>> inputs;
     std::vector<const float*> pointers;
     for (size_t i = 0; i < model.graph().main().inputs.size(); ++i) {
-      inputs.push_back(testing::ReadFloats((entry.path() / ("input" + std::to_string(i) + ".bin")).string()));
+      inputs.push_back(
+          testing::ReadFloats((entry.path() / ("input" + std::to_string(i) + ".bin")).string()));
     }
     for (const auto& input : inputs) pointers.push_back(input.data());
     std::vector<std::vector<float>> outputs;
     status = interpreter.Run(pointers, &outputs);
     ASSERT_TRUE(status.ok()) << status.message();
-    const std::vector<float> expected = testing::ReadFloats((entry.path() / "reference_output.bin").string());
+    const std::vector<float> expected =
+        testing::ReadFloats((entry.path() / "reference_output.bin").string());
     ASSERT_EQ(outputs[0].size(), expected.size());
     for (size_t e = 0; e < expected.size(); ++e) {
-      EXPECT_NEAR(outputs[0][e], expected[e], 1e-5 * std::max(1.0f, std::fabs(expected[e]))) << "element " << e;
+      EXPECT_NEAR(outputs[0][e], expected[e], 1e-5 * std::max(1.0f, std::fabs(expected[e])))
+          << "element " << e;
     }
     ++checked;
   }
@@ -50,7 +54,8 @@ TEST(Interpreter, KernelFixturesMatchTheirReferenceOutputsInTheArena) {
 TEST(Interpreter, HelloWorldApproximatesSine) {
   TS_REQUIRE_FIXTURES();
   Model model;
-  ASSERT_TRUE(ReadModelFile(testing::ModelsDir() + "/tflite/hello_world_float.tflite", &model).ok());
+  ASSERT_TRUE(
+      ReadModelFile(testing::ModelsDir() + "/tflite/hello_world_float.tflite", &model).ok());
   Interpreter interpreter;
   ASSERT_TRUE(interpreter.Init(model).ok());
   double worst = 0.0;

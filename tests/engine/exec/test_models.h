@@ -15,7 +15,8 @@ namespace trainscope::testing {
 
 inline std::vector<float> Pattern(size_t count, float scale, float phase) {
   std::vector<float> values(count);
-  for (size_t i = 0; i < count; ++i) values[i] = scale * std::sin(0.7f * static_cast<float>(i) + phase);
+  for (size_t i = 0; i < count; ++i)
+    values[i] = scale * std::sin(0.7f * static_cast<float>(i) + phase);
   return values;
 }
 

@@ -15,7 +15,9 @@ using T = testing::ConvNetTensors;
 
 class CountingGate : public ExecutionGate {
  public:
-  void BeforeBackwardStep(const BackwardStepEvent& event) override { ops.push_back(event.op_index); }
+  void BeforeBackwardStep(const BackwardStepEvent& event) override {
+    ops.push_back(event.op_index);
+  }
   std::vector<uint32_t> ops;
 };
 
@@ -119,7 +121,7 @@ TEST(TrainabilityEffect, LowerHalfChangesExactlyTheSecondHalfOfTheRows) {
   TrainabilityConfig config;
   config.op_ranks = {{3, TrainRank::kLowerHalf}, {0, TrainRank::kLowerHalf}};
   const StepResult r = TrainOneStep(config);
-  EXPECT_EQ(ChangedRows(r, T::kFc1W), ExpectedRows(T::kFc1W, 2, 5));   // d0 = 5: rows [2, 5)
+  EXPECT_EQ(ChangedRows(r, T::kFc1W), ExpectedRows(T::kFc1W, 2, 5));    // d0 = 5: rows [2, 5)
   EXPECT_EQ(ChangedRows(r, T::kConvW), ExpectedRows(T::kConvW, 1, 3));  // d0 = 3: rows [1, 3)
   EXPECT_EQ(r.backward_ops, (std::vector<uint32_t>{5, 4, 3, 2, 1, 0}));
   EXPECT_FALSE(Changed(r, T::kFc2W)) << "op 4 is in the backward range but not listed";

@@ -112,10 +112,12 @@ TEST(Trainer, AdamFirstStepMovesEveryTrainedWeightByAboutTheLearningRate) {
 class ArenaChecker : public TrainingObserver {
  public:
   void OnMemory(const MemoryEvent& event) override {
-    const auto key = std::make_pair(event.offset, event.tensor * 16 + static_cast<int>(event.category));
+    const auto key =
+        std::make_pair(event.offset, event.tensor * 16 + static_cast<int>(event.category));
     if (event.alloc) {
       for (const auto& [other_key, other] : live_) {
-        const bool overlap = event.offset < other.offset + other.bytes && other.offset < event.offset + event.bytes;
+        const bool overlap =
+            event.offset < other.offset + other.bytes && other.offset < event.offset + event.bytes;
         if (overlap) ++overlaps;
       }
       live_[key] = event;
@@ -129,7 +131,9 @@ class ArenaChecker : public TrainingObserver {
   }
   void OnLoss(const LossEvent&) override { ++losses; }
   void OnOptimizerStep(const OptimizerStepEvent&) override { ++optimizer_steps; }
-  void OnGradientStats(const GradientStatsEvent& event) override { stats_tensors.push_back(event.tensor); }
+  void OnGradientStats(const GradientStatsEvent& event) override {
+    stats_tensors.push_back(event.tensor);
+  }
   int overlaps = 0, allocations = 0, losses = 0, optimizer_steps = 0;
   std::vector<uint32_t> backward_ops;
   std::vector<int32_t> stats_tensors;
@@ -174,7 +178,8 @@ TEST(Trainer, BadDataIsRefusedWithAClearMessage) {
   EXPECT_NE(std::string(status.message()).find("sample 1"), std::string::npos) << status.message();
   status = trainer.TrainStep(testing::ConvNetData(2), 1);
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(std::string(status.message()).find("needs 3 samples"), std::string::npos) << status.message();
+  EXPECT_NE(std::string(status.message()).find("needs 3 samples"), std::string::npos)
+      << status.message();
 }
 
 }  // namespace

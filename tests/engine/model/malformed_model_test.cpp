@@ -36,8 +36,8 @@ struct RawModel {
   int8_t padding = 1;
   bool no_subgraphs = false;
   uint32_t metadata_buffer = 0;
-  int8_t compression = 0;           // circle Tensor slot 10
-  uint64_t external_offset = 0;     // Buffer.offset of the weights
+  int8_t compression = 0;        // circle Tensor slot 10
+  uint64_t external_offset = 0;  // Buffer.offset of the weights
   uint64_t external_size = 0;
 
   std::vector<uint8_t> Write() const {
@@ -86,8 +86,7 @@ struct RawModel {
         b, 0, b.CreateVector(&code, 1),
         no_subgraphs ? b.CreateVector<flatbuffers::Offset<fb::SubGraph>>({})
                      : b.CreateVector(&subgraph, 1),
-        0, b.CreateVector(buffers), 0,
-        metadata_buffer != 0 ? b.CreateVector(&metadata, 1) : 0);
+        0, b.CreateVector(buffers), 0, metadata_buffer != 0 ? b.CreateVector(&metadata, 1) : 0);
     b.Finish(model, identifier);
     return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   }
@@ -100,16 +99,20 @@ std::string ErrorOf(const std::vector<uint8_t>& bytes) {
   return status.ok() ? std::string() : std::string(status.message());
 }
 
-#define EXPECT_REFUSED_WITH(bytes, fragment)                                  \
-  do {                                                                        \
-    const std::string message = ErrorOf(bytes);                               \
-    EXPECT_NE(message.find(fragment), std::string::npos)                      \
+#define EXPECT_REFUSED_WITH(bytes, fragment)                                                 \
+  do {                                                                                       \
+    const std::string message = ErrorOf(bytes);                                              \
+    EXPECT_NE(message.find(fragment), std::string::npos)                                     \
         << "expected an error mentioning \"" << fragment << "\", got \"" << message << "\""; \
   } while (0)
 
-TEST(MalformedModel, TheUnbrokenRawModelLoads) { EXPECT_EQ(ErrorOf(RawModel().Write()), ""); }
+TEST(MalformedModel, TheUnbrokenRawModelLoads) {
+  EXPECT_EQ(ErrorOf(RawModel().Write()), "");
+}
 
-TEST(MalformedModel, EmptyFile) { EXPECT_REFUSED_WITH(std::vector<uint8_t>(), "0 bytes"); }
+TEST(MalformedModel, EmptyFile) {
+  EXPECT_REFUSED_WITH(std::vector<uint8_t>(), "0 bytes");
+}
 
 TEST(MalformedModel, FourByteFile) {
   EXPECT_REFUSED_WITH(std::vector<uint8_t>(4, 0), "at least 8 bytes");
@@ -303,8 +306,7 @@ TEST(MalformedModel, ErrorsFromFilesNameTheFile) {
   Status status = ReadModelFile("/nonexistent/dir/model.circle", &model);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.code(), StatusCode::kIoError);
-  EXPECT_NE(std::string(status.message()).find("/nonexistent/dir/model.circle"),
-            std::string::npos);
+  EXPECT_NE(std::string(status.message()).find("/nonexistent/dir/model.circle"), std::string::npos);
 }
 
 }  // namespace

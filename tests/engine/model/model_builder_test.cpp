@@ -202,11 +202,11 @@ TEST(ModelBuilder, RefusesToWriteAnOutOfRangeTensorIndex) {
 }
 
 TEST(Opcodes, DecodingCoversOldCircleNewCircleAndTflite) {
-  EXPECT_EQ(DecodeOpcode(3, 0), op::kConv2D);        // old circle / old tflite: legacy byte only
-  EXPECT_EQ(DecodeOpcode(3, 3), op::kConv2D);        // both slots filled
-  EXPECT_EQ(DecodeOpcode(127, 150), 150);            // extended code
-  EXPECT_EQ(DecodeOpcode(-5, -5), op::kGru);         // new circle, circle-only op
-  EXPECT_EQ(DecodeOpcode(-2, 0), op::kInstanceNorm); // circle 0.0: unsigned 254 read as -2
+  EXPECT_EQ(DecodeOpcode(3, 0), op::kConv2D);          // old circle / old tflite: legacy byte only
+  EXPECT_EQ(DecodeOpcode(3, 3), op::kConv2D);          // both slots filled
+  EXPECT_EQ(DecodeOpcode(127, 150), 150);              // extended code
+  EXPECT_EQ(DecodeOpcode(-5, -5), op::kGru);           // new circle, circle-only op
+  EXPECT_EQ(DecodeOpcode(-2, 0), op::kInstanceNorm);   // circle 0.0: unsigned 254 read as -2
   EXPECT_EQ(DecodeOpcode(0, 9), op::kFullyConnected);  // tflite writer that leaves slot 0 empty
   EXPECT_STREQ(OpcodeName(op::kBcqGather), "BCQ_GATHER");
   EXPECT_STREQ(OpcodeName(op::kRunModel), "RUN_MODEL");

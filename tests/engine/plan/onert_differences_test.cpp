@@ -34,12 +34,16 @@ Model Risky() {
   valid.padding = Padding::kValid;
   valid.stride_w = valid.stride_h = 1;
   const int c0 = b.AddTensor("c0", {1, 6, 6, 2});
-  b.AddOperator(op::kConv2D, {x, b.AddConstant("w0", {2, 3, 3, 1}, std::vector<float>(18, 0.1f)), -1}, {c0}, valid);
+  b.AddOperator(op::kConv2D,
+                {x, b.AddConstant("w0", {2, 3, 3, 1}, std::vector<float>(18, 0.1f)), -1}, {c0},
+                valid);
   OpOptions same;
   same.padding = Padding::kSame;
   same.stride_w = same.stride_h = 2;
   const int c1 = b.AddTensor("c1", {1, 3, 3, 3});
-  b.AddOperator(op::kConv2D, {c0, b.AddConstant("w1", {3, 3, 3, 2}, std::vector<float>(54, 0.1f)), -1}, {c1}, same);
+  b.AddOperator(op::kConv2D,
+                {c0, b.AddConstant("w1", {3, 3, 3, 2}, std::vector<float>(54, 0.1f)), -1}, {c1},
+                same);
   OpOptions pool = valid;
   pool.filter_w = pool.filter_h = 2;
   const int p = b.AddTensor("p", {1, 2, 2, 3});
@@ -50,7 +54,8 @@ Model Risky() {
   OpOptions tanh;
   tanh.activation = Activation::kTanh;
   const int f = b.AddTensor("f", {1, 2});
-  b.AddOperator(op::kFullyConnected, {m, b.AddConstant("fw", {2, 3}, std::vector<float>(6, 0.1f)), -1}, {f}, tanh);
+  b.AddOperator(op::kFullyConnected,
+                {m, b.AddConstant("fw", {2, 3}, std::vector<float>(6, 0.1f)), -1}, {f}, tanh);
   OpOptions softmax;
   softmax.beta = 0.5f;
   const int y = b.AddTensor("y", {1, 2});
@@ -94,7 +99,8 @@ TEST(OnertDifferences, LowerHalfNamesTheConvGradientAndTheOptimizerUpdate) {
   const Subgraph& sg = model.graph().main();
   TrainabilityConfig config;
   config.op_ranks = {{1, TrainRank::kLowerHalf}};
-  const auto kinds = KindsOf(FindOnertDifferences(sg, SelectBackwardRange(sg, config), OptimizerKind::kSgd), 1);
+  const auto kinds =
+      KindsOf(FindOnertDifferences(sg, SelectBackwardRange(sg, config), OptimizerKind::kSgd), 1);
   EXPECT_TRUE(Has(kinds, DifferenceKind::kLowerHalfConv));
   EXPECT_TRUE(Has(kinds, DifferenceKind::kLowerHalfUpdate));
 }
@@ -102,7 +108,8 @@ TEST(OnertDifferences, LowerHalfNamesTheConvGradientAndTheOptimizerUpdate) {
 TEST(OnertDifferences, SimpleMnistTrainsTheSameOnTheBoard) {
   TS_REQUIRE_FIXTURES();
   Model model;
-  ASSERT_TRUE(ReadModelFile(testing::ModelsDir() + "/onert-micro/simple_mnist/model.circle", &model).ok());
+  ASSERT_TRUE(
+      ReadModelFile(testing::ModelsDir() + "/onert-micro/simple_mnist/model.circle", &model).ok());
   const Subgraph& sg = model.graph().main();
   const auto all = FindOnertDifferences(sg, SelectBackwardRange(sg, {}), OptimizerKind::kAdam);
   for (const OnertDifference& d : all) ADD_FAILURE() << "op " << d.op_index << ": " << d.text;

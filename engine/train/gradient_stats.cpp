@@ -22,6 +22,9 @@ struct BinadeTable {
       const float high = exponent < 254 ? BitsToFloat(((exponent + 1) << 23) - 1) : low;
       first_bin[exponent] = static_cast<uint8_t>(GradientHistogramBin(low));
       boundary[exponent] = std::numeric_limits<float>::infinity();
+      // NaN and Inf never enter the histogram: a NaN boundary keeps `magnitude >= boundary`
+      // false, so their index stays in range (the caller adds 0 for them).
+      if (exponent == 255) boundary[exponent] = std::numeric_limits<float>::quiet_NaN();
       if (exponent == 0 || exponent >= 255) continue;
       if (GradientHistogramBin(high) == first_bin[exponent]) continue;
       // Bisect the bit patterns of the binade for the first value of the next bin.

@@ -30,10 +30,10 @@ const char* PhaseName(Phase phase);
 enum class MemoryCategory : uint8_t {
   kInput = 0,
   kActivation,
-  kActivationKept,      // forward output or input saved for the backward pass
+  kActivationKept,  // forward output or input saved for the backward pass
   kActivationGradient,
-  kWeightGradient,      // accumulated over the batch until the optimizer step
-  kOptimizerState,      // Adam m and v
+  kWeightGradient,  // accumulated over the batch until the optimizer step
+  kOptimizerState,  // Adam m and v
   kLossGradient,
   kTemporary,
 };
@@ -126,12 +126,30 @@ struct MetricEvent {
   float value = 0.0f;
 };
 
+// One bit per TrainingObserver method, for TrainingObserver::wanted_events().
+inline constexpr uint32_t kEventSample = 1u << 0;
+inline constexpr uint32_t kEventOptimizerStep = 1u << 1;
+inline constexpr uint32_t kEventForwardOp = 1u << 2;
+inline constexpr uint32_t kEventBackwardStep = 1u << 3;
+inline constexpr uint32_t kEventMemory = 1u << 4;
+inline constexpr uint32_t kEventMemorySummary = 1u << 5;
+inline constexpr uint32_t kEventGradientStats = 1u << 6;
+inline constexpr uint32_t kEventUpdateRatio = 1u << 7;
+inline constexpr uint32_t kEventLoss = 1u << 8;
+inline constexpr uint32_t kEventMetric = 1u << 9;
+inline constexpr uint32_t kAllEvents = (1u << 10) - 1;
+
 // The engine calls these from its own thread. Every method defaults to doing nothing, so an
 // observer overrides what it needs. With no observer attached the engine skips the calls and the
-// work that only feeds them (gradient statistics), so instrumentation costs nothing.
+// work that only feeds them (timestamps, gradient statistics, update norms), so instrumentation
+// costs nothing; an observer that leaves a bit out of wanted_events() likewise saves that event's
+// work (the engine may then skip its calls, or not).
 class TrainingObserver {
  public:
   virtual ~TrainingObserver() = default;
+  // Read once when the observer is attached (Trainer::set_observer), so it must not change
+  // while attached.
+  virtual uint32_t wanted_events() const { return kAllEvents; }
   virtual void OnSample(const SampleEvent&) {}
   virtual void OnOptimizerStep(const OptimizerStepEvent&) {}
   virtual void OnForwardOp(const ForwardOpEvent&) {}

@@ -27,14 +27,33 @@ Status TimelineArena::Plan(const MemoryTimeline& timeline) {
   buffer_data_.resize(timeline.buffers.size());
   alloc_at_.assign(timeline.ticks.size(), {});
   free_at_.assign(timeline.ticks.size(), {});
+  alloc_events_.assign(timeline.ticks.size(), {});
+  free_events_.assign(timeline.ticks.size(), {});
   for (uint32_t b = 0; b < timeline.buffers.size(); ++b) {
     buffer_data_[b] = placed.data(b);
     const TimelineBuffer& buffer = timeline.buffers[b];
     if (buffer.persistent || buffer.last_tick >= timeline.ticks.size()) continue;
     alloc_at_[buffer.first_tick].push_back(b);
     free_at_[buffer.last_tick].push_back(b);
+    alloc_events_[buffer.first_tick].push_back(MakeMemoryEvent(buffer.first_tick, b, true));
+    free_events_[buffer.last_tick].push_back(MakeMemoryEvent(buffer.last_tick, b, false));
   }
   return Status::Ok();
+}
+
+MemoryEvent TimelineArena::MakeMemoryEvent(uint32_t tick, uint32_t b, bool allocate) const {
+  const TimelineBuffer& buffer = timeline_->buffers[b];
+  const Tick& at = timeline_->ticks[tick];
+  MemoryEvent event;
+  event.tick = tick;
+  event.phase = at.phase();
+  event.step = at.step;
+  event.tensor = buffer.tensor;
+  event.category = buffer.category;
+  event.bytes = buffer.bytes;
+  event.offset = offset(b);
+  event.alloc = allocate;
+  return event;
 }
 
 void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
@@ -56,19 +75,10 @@ void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
       case BufferStorage::kOptimizer:
         break;
     }
-    if (observer != nullptr) {
-      const Tick& at = timeline_->ticks[tick];
-      MemoryEvent event;
-      event.tick = tick;
-      event.phase = at.phase();
-      event.step = at.step;
-      event.tensor = buffer.tensor;
-      event.category = buffer.category;
-      event.bytes = buffer.bytes;
-      event.offset = offset(b);
-      event.alloc = allocate;
-      observer->OnMemory(event);
-    }
+  }
+  if (observer == nullptr) return;
+  for (const MemoryEvent& event : allocate ? alloc_events_[tick] : free_events_[tick]) {
+    observer->OnMemory(event);
   }
 }
 

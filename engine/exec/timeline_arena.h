@@ -39,16 +39,21 @@ class TimelineArena {
 
   // Binds (allocate: zero-fills everything but forward values) or unbinds the buffers whose
   // lifetime starts (allocate) or ends at `tick`. Persistent buffers are never bound or freed.
-  // `on_event` (may be null) receives a MemoryEvent per buffer.
+  // `observer` (may be null) receives a MemoryEvent per buffer, after all of them are bound.
   void Bind(uint32_t tick, bool allocate, KernelViews* views, TrainingObserver* observer) const;
 
  private:
+  MemoryEvent MakeMemoryEvent(uint32_t tick, uint32_t buffer, bool allocate) const;
+
   const MemoryTimeline* timeline_ = nullptr;
   std::vector<uint8_t> storage_;
   uint8_t* base_ = nullptr;
   std::vector<uint8_t*> buffer_data_;
   std::vector<std::vector<uint32_t>> alloc_at_;
   std::vector<std::vector<uint32_t>> free_at_;
+  // The MemoryEvents of alloc_at_ and free_at_, built once by Plan(): binding only forwards them.
+  std::vector<std::vector<MemoryEvent>> alloc_events_;
+  std::vector<std::vector<MemoryEvent>> free_events_;
   uint64_t arena_bytes_ = 0;
   uint64_t lower_bound_bytes_ = 0;
 };

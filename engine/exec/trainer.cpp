@@ -210,8 +210,9 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   event.rank = trainability.rank;
   event.is_last_layer = trainability.is_last_layer;
   if (gate_ != nullptr) gate_->BeforeBackwardStep(event);
-  if (observer_ != nullptr) observer_->OnBackwardStep(event);
-  const uint64_t start = observer_ != nullptr ? NowNs() : 0;
+  const bool timed = Wants(kEventBackwardStep);
+  if (timed) observer_->OnBackwardStep(event);
+  const uint64_t start = timed ? NowNs() : 0;
   BackwardIo io;
   io.subgraph = &sg;
   io.op = &op;
@@ -224,10 +225,12 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   io.scratch = views_.scratch[k];
   Status status = FindRegistration(op.opcode)->backward(io);
   if (!status.ok()) return status.Prepend("backward step " + std::to_string(tick.step));
-  if (observer_ == nullptr) return Status::Ok();
-  event.begin = false;
-  event.duration_ns = NowNs() - start;
-  observer_->OnBackwardStep(event);
+  if (timed) {
+    event.begin = false;
+    event.duration_ns = NowNs() - start;
+    observer_->OnBackwardStep(event);
+  }
+  if (!Wants(kEventGradientStats)) return Status::Ok();
   for (const ParameterGradient& p : parameters_) {
     if (p.op_index != k || views_.gradients[p.tensor] == nullptr) continue;
     GradientStatsEvent stats =
@@ -254,9 +257,10 @@ Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float*
         }
       }
       const Operator& op = sg.operators[k];
-      const uint64_t start = observer_ != nullptr ? NowNs() : 0;
+      const bool timed = Wants(kEventForwardOp);
+      const uint64_t start = timed ? NowNs() : 0;
       TS_RETURN_IF_ERROR(FindRegistration(op.opcode)->eval({&sg, &op, k, views_.values.data()}));
-      if (observer_ != nullptr) observer_->OnForwardOp({k, op.opcode, NowNs() - start});
+      if (timed) observer_->OnForwardOp({k, op.opcode, NowNs() - start});
       return Status::Ok();
     }
     case TickKind::kLossGradient: {
@@ -267,7 +271,7 @@ Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float*
                                   data.targets.data() + per_target * sample, count, loss,
                                   views_.gradients[output]);
       if (!status.ok()) return status.Prepend("sample " + std::to_string(sample));
-      if (observer_ != nullptr) observer_->OnLoss({optimizer_step_, batch_index_, *loss});
+      if (Wants(kEventLoss)) observer_->OnLoss({optimizer_step_, batch_index_, *loss});
       return Status::Ok();
     }
     case TickKind::kBackwardStep:
@@ -292,7 +296,8 @@ void Trainer::AddLaterSampleGradients() {
 }
 
 Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss) {
-  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, batch_index_, true});
+  if (Wants(kEventSample)) observer_->OnSample({epoch_, optimizer_step_, batch_index_, true});
+  TrainingObserver* memory_observer = Wants(kEventMemory) ? observer_ : nullptr;
   int64_t last = -1;
   for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
     const Tick& tick = timeline_.ticks[t];
@@ -301,16 +306,16 @@ Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, f
   for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
     const Tick& tick = timeline_.ticks[t];
     if (tick.sample != slot || tick.kind == TickKind::kOptimizerStep) continue;
-    arena_.Bind(t, true, &views_, observer_);
+    arena_.Bind(t, true, &views_, memory_observer);
     TS_RETURN_IF_ERROR(RunTick(t, data, sample, loss));
     if (t == last && slot == 1) AddLaterSampleGradients();
-    if (observer_ != nullptr) {
+    if (Wants(kEventMemorySummary)) {
       observer_->OnMemorySummary(
           {t, tick.phase(), tick.step, heap_live_[t], memory_.heap_peak_bytes});
     }
-    arena_.Bind(t, false, &views_, observer_);
+    arena_.Bind(t, false, &views_, memory_observer);
   }
-  if (observer_ != nullptr) observer_->OnSample({epoch_, optimizer_step_, batch_index_, false});
+  if (Wants(kEventSample)) observer_->OnSample({epoch_, optimizer_step_, batch_index_, false});
   return Status::Ok();
 }
 
@@ -328,7 +333,8 @@ int32_t Trainer::OptimizerState(int32_t tensor, int which) const {
 Status Trainer::RunOptimizer() {
   const Subgraph& sg = *subgraph_;
   const uint32_t t = static_cast<uint32_t>(timeline_.ticks.size() - 1);
-  arena_.Bind(t, true, &views_, observer_);
+  TrainingObserver* memory_observer = Wants(kEventMemory) ? observer_ : nullptr;
+  arena_.Bind(t, true, &views_, memory_observer);
   for (const ParameterGradient& p : parameters_) {
     const int32_t gradient = timeline_.Find(BufferStorage::kBackward, p.tensor, 0);
     if (gradient < 0) continue;
@@ -342,16 +348,17 @@ Status Trainer::RunOptimizer() {
     slice.adam_m = adam_m(p.tensor);
     slice.adam_v = adam_v(p.tensor);
     UpdateNorms norms;
-    Status status = ApplyOptimizer(options_, optimizer_step_, slice, &norms);
+    const bool ratios = Wants(kEventUpdateRatio);
+    Status status = ApplyOptimizer(options_, optimizer_step_, slice, ratios ? &norms : nullptr);
     if (!status.ok()) return status.Prepend(TensorLabel(sg, p.tensor));
-    if (observer_ != nullptr) {
+    if (ratios) {
       observer_->OnUpdateRatio(MakeUpdateRatioEvent(optimizer_step_, p.tensor, norms));
     }
   }
-  if (observer_ != nullptr) {
+  if (Wants(kEventMemorySummary)) {
     observer_->OnMemorySummary({t, Phase::kOptimizer, 0, heap_live_[t], memory_.heap_peak_bytes});
   }
-  arena_.Bind(t, false, &views_, observer_);
+  arena_.Bind(t, false, &views_, memory_observer);
   return Status::Ok();
 }
 
@@ -372,7 +379,7 @@ Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mea
     loss_sum += loss;
   }
   TS_RETURN_IF_ERROR(RunOptimizer());
-  if (observer_ != nullptr) {
+  if (Wants(kEventOptimizerStep)) {
     observer_->OnOptimizerStep({epoch_, optimizer_step_, options_.batch_size});
   }
   if (mean_loss != nullptr) *mean_loss = static_cast<float>(loss_sum / options_.batch_size);

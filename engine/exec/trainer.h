@@ -14,7 +14,8 @@
 // its own kernels read), the timeline is extended and a warning recorded; warnings() lists them.
 //
 // Observation: with an observer attached the trainer emits the events of engine/core/events.h
-// (and computes gradient statistics for them); without one it skips that work entirely. A gate,
+// (and computes gradient statistics and update norms for them); without one, or for events the
+// observer leaves out of wanted_events(), it skips that work entirely. A gate,
 // when set, is called before every backward step: the debugger blocks there to pause or
 // single-step between backward ops.
 //
@@ -71,7 +72,11 @@ class Trainer {
   // `model` must outlive the trainer; its bytes are only written by WriteWeightsToModel().
   Status Init(Model* model, const TrainingOptions& options, const TrainabilityConfig& config);
 
-  void set_observer(TrainingObserver* observer) { observer_ = observer; }
+  // Reads observer->wanted_events() now; nullptr detaches.
+  void set_observer(TrainingObserver* observer) {
+    observer_ = observer;
+    wanted_ = observer != nullptr ? observer->wanted_events() : 0u;
+  }
   void set_gate(ExecutionGate* gate) { gate_ = gate; }
 
   // One optimizer step over options.batch_size samples starting at `first_sample`.
@@ -128,7 +133,11 @@ class Trainer {
   MemorySummary memory_;
   std::vector<uint64_t> heap_live_;  // onert-style live bytes per tick
 
+  // Whether `event` (a kEvent* bit) goes to an attached observer.
+  bool Wants(uint32_t event) const { return (wanted_ & event) != 0; }
+
   TrainingObserver* observer_ = nullptr;
+  uint32_t wanted_ = 0;  // observer_->wanted_events(), 0 without an observer
   ExecutionGate* gate_ = nullptr;
   uint32_t optimizer_step_ = 0;
   uint32_t epoch_ = 0;

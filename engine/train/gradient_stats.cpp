@@ -3,119 +3,326 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TRAINSCOPE_STATS_AVX2 1
+#endif
 
 namespace trainscope {
 
 namespace {
 
-// GradientHistogramBin() by table lookup: every binade [2^k, 2^(k+1)) of a float holds at most
-// one decade boundary 10^d, so a value's bin is the binade's first bin, plus one at or above
-// that boundary. The tables are derived from GradientHistogramBin itself, so both always agree.
+uint32_t FloatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+float BitsToFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// GradientHistogramBin() by one table lookup per value: every binade [2^k, 2^(k+1)) of a float
+// holds at most one decade boundary 10^d, so a value's bin is the binade's first bin, plus one at
+// or above that boundary. For non-negative floats the order of the bit patterns is the order of
+// the values, so the boundary is compared as an integer. An entry packs the boundary's bits
+// (all ones when the binade holds none) above the first bin. The table is derived from
+// GradientHistogramBin itself, so both always agree.
 struct BinadeTable {
-  uint8_t first_bin[256];
-  float boundary[256];  // +inf when the binade holds no boundary
+  uint64_t entry[256];
 
   BinadeTable() {
     for (uint32_t exponent = 0; exponent < 256; ++exponent) {
-      const float low = BitsToFloat(exponent << 23);
-      const float high = exponent < 254 ? BitsToFloat(((exponent + 1) << 23) - 1) : low;
-      first_bin[exponent] = static_cast<uint8_t>(GradientHistogramBin(low));
-      boundary[exponent] = std::numeric_limits<float>::infinity();
-      // NaN and Inf never enter the histogram: a NaN boundary keeps `magnitude >= boundary`
-      // false, so their index stays in range (the caller adds 0 for them).
-      if (exponent == 255) boundary[exponent] = std::numeric_limits<float>::quiet_NaN();
-      if (exponent == 0 || exponent >= 255) continue;
-      if (GradientHistogramBin(high) == first_bin[exponent]) continue;
-      // Bisect the bit patterns of the binade for the first value of the next bin.
-      uint32_t lo = exponent << 23, hi = ((exponent + 1) << 23) - 1;
+      const uint32_t low_bits = exponent << 23;
+      const uint32_t high_bits = exponent < 255 ? ((exponent + 1) << 23) - 1 : low_bits;
+      // Exponent 255 (NaN, Inf) never reaches the table: the callers zero those values first.
+      const int first_bin = exponent < 255 ? GradientHistogramBin(BitsToFloat(low_bits)) : 0;
+      uint32_t boundary = 0xffffffffu;
+      if (exponent > 0 && exponent < 255 &&
+          GradientHistogramBin(BitsToFloat(high_bits)) != first_bin) {
+        // Bisect the bit patterns of the binade for the first value of the next bin.
+        uint32_t lo = low_bits, hi = high_bits;
+        while (lo < hi) {
+          const uint32_t mid = lo + (hi - lo) / 2;
+          if (GradientHistogramBin(BitsToFloat(mid)) == first_bin)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        boundary = lo;
+      }
+      entry[exponent] = (static_cast<uint64_t>(boundary) << 8) | static_cast<uint64_t>(first_bin);
+    }
+  }
+
+  // `magnitude_bits`: the bits of a finite |g| (sign bit clear).
+  uint32_t Bin(uint32_t magnitude_bits) const {
+    const uint64_t e = entry[magnitude_bits >> 23];
+    return static_cast<uint32_t>(e & 0xffu) + (magnitude_bits >= (e >> 8) ? 1u : 0u);
+  }
+};
+
+// The running sums are kept in eight lanes, element i of a full block of eight going to lane
+// i % 8 and the tail to lane 0, then added lane 0 first: a single running sum would wait on
+// every addition, and this fixed order makes the result the same with or without SIMD.
+constexpr size_t kLanes = 8;
+
+struct Accumulators {
+  double sums[kLanes] = {};
+  double squares[kLanes] = {};
+  float max_abs = 0.0f;
+  size_t non_finite = 0;
+  // Four interleaved copies, so neighbouring values in the same bin do not wait on each other's
+  // increment. Non-finite values are counted in bin 0 as zeros and taken out at the end.
+  uint32_t histograms[4][kGradientHistogramBins] = {};
+};
+
+// One value, the portable way: NaN and Inf contribute zero and are counted.
+inline void AddValue(const BinadeTable& table, float raw, size_t lane, size_t copy,
+                     Accumulators* acc) {
+  const uint32_t bits = FloatBits(raw);
+  const bool finite = (bits & 0x7f800000u) != 0x7f800000u;
+  const float value = finite ? raw : 0.0f;
+  acc->sums[lane] += static_cast<double>(value);
+  acc->squares[lane] += static_cast<double>(value) * static_cast<double>(value);
+  const uint32_t magnitude_bits = finite ? bits & 0x7fffffffu : 0u;
+  const float magnitude = BitsToFloat(magnitude_bits);
+  acc->max_abs = magnitude > acc->max_abs ? magnitude : acc->max_abs;
+  acc->non_finite += finite ? 0 : 1;
+  ++acc->histograms[copy][table.Bin(magnitude_bits)];
+}
+
+// Full blocks of eight; returns how many values it consumed.
+size_t AddBlocks(const BinadeTable& table, const float* values, size_t count, Accumulators* acc) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i exponent_mask = _mm_set1_epi32(0x7f800000);
+  const __m128i magnitude_mask = _mm_set1_epi32(0x7fffffff);
+  __m128d sums[4], squares[4];
+  for (int k = 0; k < 4; ++k) {
+    sums[k] = _mm_loadu_pd(acc->sums + 2 * k);
+    squares[k] = _mm_loadu_pd(acc->squares + 2 * k);
+  }
+  __m128 maxima = _mm_set1_ps(acc->max_abs);
+  // Per-lane counts of non-finite values (as negative masks), flushed before they can wrap.
+  __m128i non_finite = _mm_setzero_si128();
+  size_t since_flush = 0;
+  alignas(16) uint32_t magnitudes[kLanes];
+  for (; i + kLanes <= count; i += kLanes) {
+    __m128i halves[2];
+    for (int h = 0; h < 2; ++h) {
+      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i + 4 * h));
+      const __m128i special = _mm_cmpeq_epi32(_mm_and_si128(bits, exponent_mask), exponent_mask);
+      non_finite = _mm_add_epi32(non_finite, special);
+      const __m128i kept = _mm_andnot_si128(special, bits);
+      halves[h] = _mm_and_si128(kept, magnitude_mask);
+      maxima = _mm_max_ps(maxima, _mm_castsi128_ps(halves[h]));
+      const __m128 value = _mm_castsi128_ps(kept);
+      const __m128d low = _mm_cvtps_pd(value);
+      const __m128d high = _mm_cvtps_pd(_mm_movehl_ps(value, value));
+      sums[2 * h] = _mm_add_pd(sums[2 * h], low);
+      sums[2 * h + 1] = _mm_add_pd(sums[2 * h + 1], high);
+      squares[2 * h] = _mm_add_pd(squares[2 * h], _mm_mul_pd(low, low));
+      squares[2 * h + 1] = _mm_add_pd(squares[2 * h + 1], _mm_mul_pd(high, high));
+    }
+    _mm_store_si128(reinterpret_cast<__m128i*>(magnitudes), halves[0]);
+    _mm_store_si128(reinterpret_cast<__m128i*>(magnitudes + 4), halves[1]);
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+      ++acc->histograms[lane & 3][table.Bin(magnitudes[lane])];
+    }
+    if (++since_flush == (1u << 28)) {
+      alignas(16) uint32_t counts[4];
+      _mm_store_si128(reinterpret_cast<__m128i*>(counts),
+                      _mm_sub_epi32(_mm_setzero_si128(), non_finite));
+      acc->non_finite += static_cast<size_t>(counts[0]) + counts[1] + counts[2] + counts[3];
+      non_finite = _mm_setzero_si128();
+      since_flush = 0;
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    _mm_storeu_pd(acc->sums + 2 * k, sums[k]);
+    _mm_storeu_pd(acc->squares + 2 * k, squares[k]);
+  }
+  alignas(16) float lane_maxima[4];
+  _mm_store_ps(lane_maxima, maxima);
+  for (float m : lane_maxima) acc->max_abs = m > acc->max_abs ? m : acc->max_abs;
+  alignas(16) uint32_t counts[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(counts),
+                  _mm_sub_epi32(_mm_setzero_si128(), non_finite));
+  acc->non_finite += static_cast<size_t>(counts[0]) + counts[1] + counts[2] + counts[3];
+#else
+  for (; i + kLanes <= count; i += kLanes) {
+    for (size_t lane = 0; lane < kLanes; ++lane) {
+      AddValue(table, values[i + lane], lane, lane & 3, acc);
+    }
+  }
+#endif
+  return i;
+}
+
+#if defined(TRAINSCOPE_STATS_AVX2)
+// The same statistics with AVX2, for hosts that have it (chosen at run time, so the build stays
+// portable). The histogram needs no table here: the bin of |g| is the number of decade bounds
+// at or below it, so each bound's count of values at or above it is accumulated with one compare
+// per eight values, and the bins are differences of neighbouring counts. Values are taken in
+// chunks that stay in the L1 cache: the moments in one pass, the bounds in two more.
+struct DecadeBounds {
+  int32_t below[kGradientHistogramBins - 1];  // bits of the smallest magnitude in bin b+1, - 1
+
+  DecadeBounds() {
+    for (int b = 1; b < kGradientHistogramBins; ++b) {
+      uint32_t lo = 0, hi = 0x7f800000u;  // the first finite magnitude whose bin is >= b
       while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (GradientHistogramBin(BitsToFloat(mid)) == first_bin[exponent])
+        if (GradientHistogramBin(BitsToFloat(mid)) < b)
           lo = mid + 1;
         else
           hi = mid;
       }
-      boundary[exponent] = BitsToFloat(lo);
+      below[b - 1] = static_cast<int32_t>(lo) - 1;
     }
-  }
-  static float BitsToFloat(uint32_t bits) {
-    float value;
-    std::memcpy(&value, &bits, sizeof(value));
-    return value;
   }
 };
 
-bool IsFinite(uint32_t bits) {
-  return (bits & 0x7f800000u) != 0x7f800000u;
+__attribute__((target("avx2"))) inline __m256i MagnitudeBits(const float* at) {
+  return _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)),
+                          _mm256_set1_epi32(0x7fffffff));
 }
+
+// Adds, per bound j in [first, last), the number of values in [0, count) whose magnitude bits
+// exceed below[j]; NaN and Inf exceed every bound (the caller takes them out).
+__attribute__((target("avx2"))) void CountAtOrAbove(const float* values, size_t count,
+                                                    const DecadeBounds& bounds, int first, int last,
+                                                    uint64_t* at_or_above) {
+  __m256i counts[8];
+  __m256i limits[8];
+  for (int j = 0; j < 8; ++j) {
+    counts[j] = _mm256_setzero_si256();
+    limits[j] = _mm256_set1_epi32(bounds.below[first + j < last ? first + j : first]);
+  }
+  for (size_t i = 0; i + 8 <= count; i += 8) {
+    const __m256i magnitude = MagnitudeBits(values + i);
+    for (int j = 0; j < 8; ++j) {
+      counts[j] = _mm256_sub_epi32(counts[j], _mm256_cmpgt_epi32(magnitude, limits[j]));
+    }
+  }
+  for (int j = 0; first + j < last; ++j) {
+    alignas(32) uint32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), counts[j]);
+    for (uint32_t lane : lanes) at_or_above[first + j] += lane;
+  }
+}
+
+__attribute__((target("avx2"))) size_t AddBlocksAvx2(const DecadeBounds& bounds,
+                                                     const float* values, size_t count,
+                                                     Accumulators* acc) {
+  const __m256i exponent_mask = _mm256_set1_epi32(0x7f800000);
+  // Lanes 0-3 and 4-7 of the running sums, as in the portable path.
+  __m256d sums_low = _mm256_loadu_pd(acc->sums), sums_high = _mm256_loadu_pd(acc->sums + 4);
+  __m256d squares_low = _mm256_loadu_pd(acc->squares);
+  __m256d squares_high = _mm256_loadu_pd(acc->squares + 4);
+  __m256 maxima = _mm256_set1_ps(acc->max_abs);
+  uint64_t at_or_above[kGradientHistogramBins - 1] = {};
+  constexpr size_t kChunk = 2048;  // 8 KB; also keeps every 32-bit lane count far from wrapping
+  const size_t blocks_end = count - count % kLanes;
+  size_t non_finite = 0;
+  for (size_t begin = 0; begin < blocks_end; begin += kChunk) {
+    const size_t chunk = blocks_end - begin < kChunk ? blocks_end - begin : kChunk;
+    const float* at = values + begin;
+    __m256i specials = _mm256_setzero_si256();
+    for (size_t i = 0; i < chunk; i += kLanes) {
+      const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + i));
+      const __m256i special =
+          _mm256_cmpeq_epi32(_mm256_and_si256(bits, exponent_mask), exponent_mask);
+      specials = _mm256_sub_epi32(specials, special);
+      const __m256i kept = _mm256_andnot_si256(special, bits);
+      maxima = _mm256_max_ps(
+          maxima, _mm256_castsi256_ps(_mm256_and_si256(kept, _mm256_set1_epi32(0x7fffffff))));
+      const __m256 value = _mm256_castsi256_ps(kept);
+      const __m256d low = _mm256_cvtps_pd(_mm256_castps256_ps128(value));
+      const __m256d high = _mm256_cvtps_pd(_mm256_extractf128_ps(value, 1));
+      sums_low = _mm256_add_pd(sums_low, low);
+      sums_high = _mm256_add_pd(sums_high, high);
+      squares_low = _mm256_add_pd(squares_low, _mm256_mul_pd(low, low));
+      squares_high = _mm256_add_pd(squares_high, _mm256_mul_pd(high, high));
+    }
+    alignas(32) uint32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), specials);
+    size_t chunk_non_finite = 0;
+    for (uint32_t lane : lanes) chunk_non_finite += lane;
+    non_finite += chunk_non_finite;
+    CountAtOrAbove(at, chunk, bounds, 0, 8, at_or_above);
+    CountAtOrAbove(at, chunk, bounds, 8, kGradientHistogramBins - 1, at_or_above);
+  }
+  _mm256_storeu_pd(acc->sums, sums_low);
+  _mm256_storeu_pd(acc->sums + 4, sums_high);
+  _mm256_storeu_pd(acc->squares, squares_low);
+  _mm256_storeu_pd(acc->squares + 4, squares_high);
+  alignas(32) float lane_maxima[8];
+  _mm256_store_ps(lane_maxima, maxima);
+  for (float m : lane_maxima) acc->max_abs = m > acc->max_abs ? m : acc->max_abs;
+  acc->non_finite += non_finite;
+  // Bin b holds the finite values at or above bound b-1 and below bound b.
+  const uint64_t finite = blocks_end - non_finite;
+  for (int b = 0; b < kGradientHistogramBins; ++b) {
+    const uint64_t from = b == 0 ? finite : at_or_above[b - 1] - non_finite;
+    const uint64_t to = b + 1 < kGradientHistogramBins ? at_or_above[b] - non_finite : 0;
+    acc->histograms[0][b] += static_cast<uint32_t>(from - to);
+  }
+  // The portable path counts non-finite values in bin 0 and the caller takes them out.
+  acc->histograms[0][0] += static_cast<uint32_t>(non_finite);
+  return blocks_end;
+}
+
+bool HostHasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
 
 }  // namespace
 
-// Two passes keep each loop simple enough to run fast: the moments without branches (NaN and
-// Inf contribute zero and are counted), then the histogram into four interleaved copies, so
-// neighbouring values that fall into the same bin do not wait on each other's increment.
+// One pass over the values computes everything; NaN and Inf are counted apart only when the
+// pass saw any (a healthy gradient has none).
 GradientStatsEvent ComputeGradientStats(const float* values, size_t count) {
   static const BinadeTable table;
   GradientStatsEvent stats;
   if (values == nullptr) return stats;
-  // Eight independent accumulators: a single running sum would wait on every addition.
-  constexpr size_t kLanes = 8;
-  double sums[kLanes] = {}, squares[kLanes] = {};
-  float maxima[kLanes] = {};
-  size_t non_finite = 0;
-  size_t i = 0;
-  for (; i + kLanes <= count; i += kLanes) {
-    for (size_t lane = 0; lane < kLanes; ++lane) {
-      uint32_t bits;
-      std::memcpy(&bits, &values[i + lane], sizeof(bits));
-      const bool finite = IsFinite(bits);
-      const float value = finite ? values[i + lane] : 0.0f;
-      sums[lane] += static_cast<double>(value);
-      squares[lane] += static_cast<double>(value) * static_cast<double>(value);
-      const float magnitude = std::fabs(value);
-      maxima[lane] = magnitude > maxima[lane] ? magnitude : maxima[lane];
-      non_finite += finite ? 0 : 1;
-    }
-  }
-  for (; i < count; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &values[i], sizeof(bits));
-    const bool finite = IsFinite(bits);
-    const float value = finite ? values[i] : 0.0f;
-    sums[0] += static_cast<double>(value);
-    squares[0] += static_cast<double>(value) * static_cast<double>(value);
-    maxima[0] = std::fabs(value) > maxima[0] ? std::fabs(value) : maxima[0];
-    non_finite += finite ? 0 : 1;
-  }
+  Accumulators acc;
+#if defined(TRAINSCOPE_STATS_AVX2)
+  static const DecadeBounds bounds;
+  size_t i = HostHasAvx2() ? AddBlocksAvx2(bounds, values, count, &acc)
+                           : AddBlocks(table, values, count, &acc);
+#else
+  size_t i = AddBlocks(table, values, count, &acc);
+#endif
+  for (; i < count; ++i) AddValue(table, values[i], 0, i & 3, &acc);
+
   double sum = 0.0, sum_squares = 0.0;
-  float max_abs = 0.0f;
   for (size_t lane = 0; lane < kLanes; ++lane) {
-    sum += sums[lane];
-    sum_squares += squares[lane];
-    max_abs = maxima[lane] > max_abs ? maxima[lane] : max_abs;
-  }
-  uint32_t histograms[4][kGradientHistogramBins] = {};
-  for (i = 0; i < count; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &values[i], sizeof(bits));
-    const uint32_t exponent = (bits >> 23) & 0xffu;
-    const float magnitude = std::fabs(values[i]);
-    const int bin = table.first_bin[exponent] + (magnitude >= table.boundary[exponent] ? 1 : 0);
-    histograms[i & 3][bin] += exponent != 0xffu ? 1u : 0u;
+    sum += acc.sums[lane];
+    sum_squares += acc.squares[lane];
   }
   for (int b = 0; b < kGradientHistogramBins; ++b) {
-    stats.histogram[b] = histograms[0][b] + histograms[1][b] + histograms[2][b] + histograms[3][b];
+    stats.histogram[b] =
+        acc.histograms[0][b] + acc.histograms[1][b] + acc.histograms[2][b] + acc.histograms[3][b];
   }
-  if (non_finite > 0) {
+  stats.histogram[0] -= static_cast<uint32_t>(acc.non_finite);
+  if (acc.non_finite > 0) {
     for (i = 0; i < count; ++i) {
       if (std::isnan(values[i])) ++stats.nan_count;
       if (std::isinf(values[i])) ++stats.inf_count;
     }
   }
-  const size_t finite = count - non_finite;
+  const size_t finite = count - acc.non_finite;
   stats.l2 = static_cast<float>(std::sqrt(sum_squares));
-  stats.max_abs = max_abs;
+  stats.max_abs = acc.max_abs;
   stats.mean = finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
   return stats;
 }

@@ -27,11 +27,30 @@ Status CheckSlice(const ParameterSlice& p, bool needs_adam_state) {
   return Status::Ok();
 }
 
-double SquaredNorm(const float* values, size_t count) {
-  double sum = 0.0;
+double SquaredNorm(const float* values, size_t count, double sum = 0.0) {
   for (size_t i = 0; i < count; ++i) sum += static_cast<double>(values[i]) * values[i];
   return sum;
 }
+
+// ||W|| before the update is summed in element order: the rows before the trained slice here,
+// the slice inside the update loop (where it hides behind the update's own latency), the rows
+// after it in Finish(). Without `norms` nothing is summed at all.
+struct NormSums {
+  explicit NormSums(const ParameterSlice& p, bool wanted) : slice(p), on(wanted) {
+    if (on) weight_squared = SquaredNorm(p.weights, p.first_row * p.row_elements);
+  }
+  void Finish(UpdateNorms* norms) const {
+    if (!on) return;
+    const size_t end = (slice.first_row + slice.row_count) * slice.row_elements;
+    const double all = SquaredNorm(slice.weights + end, slice.element_count - end, weight_squared);
+    norms->weight_norm = static_cast<float>(std::sqrt(all));
+    norms->update_norm = static_cast<float>(std::sqrt(update_squared));
+  }
+  const ParameterSlice& slice;
+  const bool on;
+  double weight_squared = 0.0;
+  double update_squared = 0.0;
+};
 
 }  // namespace
 
@@ -41,21 +60,22 @@ Status ApplySgd(const SgdSettings& settings, uint32_t batch_size, const Paramete
   if (batch_size == 0) {
     return Status::Error(StatusCode::kInvalidArgument, "sgd: batch size is 0");
   }
-  const double weight_squared = SquaredNorm(p.weights, p.element_count);
   const double scale = static_cast<double>(settings.learning_rate) / batch_size;
   float* w = p.weights + p.first_row * p.row_elements;
   const size_t count = TrainedElementCount(p);
-  double update_squared = 0.0;
+  NormSums sums(p, norms != nullptr);
+  if (!sums.on) {
+    for (size_t i = 0; i < count; ++i) w[i] = static_cast<float>(w[i] - scale * p.gradient[i]);
+    return Status::Ok();
+  }
   for (size_t i = 0; i < count; ++i) {
     const float before = w[i];
+    sums.weight_squared += static_cast<double>(before) * before;
     w[i] = static_cast<float>(before - scale * p.gradient[i]);
     const double applied = static_cast<double>(before) - w[i];
-    update_squared += applied * applied;
+    sums.update_squared += applied * applied;
   }
-  if (norms != nullptr) {
-    norms->weight_norm = static_cast<float>(std::sqrt(weight_squared));
-    norms->update_norm = static_cast<float>(std::sqrt(update_squared));
-  }
+  sums.Finish(norms);
   return Status::Ok();
 }
 
@@ -74,10 +94,9 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
     return Status::Error(StatusCode::kInvalidArgument,
                          "adam: beta1 %g and beta2 %g must lie in [0, 1)", beta1, beta2);
   }
-  const double weight_squared = SquaredNorm(p.weights, p.element_count);
   float* w = p.weights + p.first_row * p.row_elements;
   const size_t count = TrainedElementCount(p);
-  double update_squared = 0.0;
+  NormSums sums(p, norms != nullptr);
   for (size_t i = 0; i < count; ++i) {
     const double g = p.gradient[i];
     const double m = beta1 * p.adam_m[i] + (1.0 - beta1) * g;
@@ -89,13 +108,13 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
     const float before = w[i];
     w[i] = static_cast<float>(before -
                               settings.learning_rate * m_hat / std::sqrt(v_hat + settings.epsilon));
-    const double applied = static_cast<double>(before) - w[i];
-    update_squared += applied * applied;
+    if (sums.on) {
+      sums.weight_squared += static_cast<double>(before) * before;
+      const double applied = static_cast<double>(before) - w[i];
+      sums.update_squared += applied * applied;
+    }
   }
-  if (norms != nullptr) {
-    norms->weight_norm = static_cast<float>(std::sqrt(weight_squared));
-    norms->update_norm = static_cast<float>(std::sqrt(update_squared));
-  }
+  sums.Finish(norms);
   return Status::Ok();
 }
 

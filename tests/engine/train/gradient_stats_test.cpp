@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace trainscope {
@@ -86,6 +88,59 @@ TEST(GradientStats, NormIsAccumulatedInDoubleSoLargeValuesDoNotOverflow) {
   const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
   EXPECT_NEAR(s.l2, 5e20f, 5e20f * 1e-6f);
   EXPECT_EQ(s.inf_count, 0u);
+}
+
+// Every length from 0 to 70 (full blocks of eight and every tail) and one long buffer, with
+// zeros, signed zeros, denormals, values on and just below each decade bound, NaN and Inf:
+// the counts and max|g| must equal a per-value reference exactly, the sums to float precision.
+TEST(GradientStats, EveryLengthAndEdgeValueMatchesAPerValueReference) {
+  std::vector<float> pool = {0.0f,   -0.0f,         1e-45f, -1e-40f, 1e30f,
+                             -3e38f, std::nanf(""), kInf,   -kInf};
+  for (int d = -12; d <= 4; ++d) {
+    const float bound = std::pow(10.0f, static_cast<float>(d));
+    pool.push_back(bound);
+    pool.push_back(-std::nextafter(bound, 0.0f));
+    pool.push_back(std::nextafter(bound, kInf));
+  }
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1e-3f);
+  auto make = [&](size_t count) {
+    std::vector<float> g(count);
+    for (float& v : g) v = rng() % 3 == 0 ? pool[rng() % pool.size()] : normal(rng);
+    return g;
+  };
+  std::vector<std::vector<float>> buffers;
+  for (size_t count = 0; count <= 70; ++count) buffers.push_back(make(count));
+  buffers.push_back(make(5003));
+  for (const std::vector<float>& g : buffers) {
+    uint32_t histogram[kGradientHistogramBins] = {};
+    uint32_t nans = 0, infs = 0;
+    double sum = 0.0, squares = 0.0;
+    float max_abs = 0.0f;
+    size_t finite = 0;
+    for (float v : g) {
+      if (std::isnan(v)) {
+        ++nans;
+      } else if (std::isinf(v)) {
+        ++infs;
+      } else {
+        ++histogram[GradientHistogramBin(std::fabs(v))];
+        sum += v;
+        squares += static_cast<double>(v) * v;
+        max_abs = std::max(max_abs, std::fabs(v));
+        ++finite;
+      }
+    }
+    const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+    SCOPED_TRACE("count " + std::to_string(g.size()));
+    EXPECT_EQ(s.nan_count, nans);
+    EXPECT_EQ(s.inf_count, infs);
+    EXPECT_EQ(s.max_abs, max_abs);
+    for (int b = 0; b < kGradientHistogramBins; ++b) EXPECT_EQ(s.histogram[b], histogram[b]);
+    EXPECT_FLOAT_EQ(s.l2, static_cast<float>(std::sqrt(squares)));
+    EXPECT_FLOAT_EQ(s.mean,
+                    finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f);
+  }
 }
 
 TEST(GradientStats, EmptyOrNullBufferGivesZeros) {

@@ -161,6 +161,26 @@ TEST(UpdateRatio, IsUpdateNormOverWeightNormAndZeroForZeroWeights) {
   EXPECT_EQ(MakeUpdateRatioEvent(1, 0, UpdateNorms{0.5f, 0.0f}).ratio, 0.0f);
 }
 
+TEST(UpdateNorms, WeightNormCoversEveryRowAndUpdateNormOnlyTheTrainedOnes) {
+  // Rows {1, 2}, {3, 4}, {5, 6}; only the middle row trains: {3, 4} -= 0.1 * {10, 20} = {2, 2}.
+  std::vector<float> w = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f};
+  const std::vector<float> g = {10.0f, 20.0f};
+  ParameterSlice p = WholeTensor(&w, g);
+  p.row_elements = 2;
+  p.first_row = 1;
+  p.row_count = 1;
+  UpdateNorms norms;
+  ASSERT_TRUE(ApplySgd(SgdSettings{0.1f}, 1, p, &norms).ok());
+  EXPECT_EQ(w, (std::vector<float>{1.0f, 2.0f, 2.0f, 2.0f, 5.0f, 6.0f}));
+  EXPECT_NEAR(norms.weight_norm, std::sqrt(91.0f), 1e-5f);  // 1 + 4 + 9 + 16 + 25 + 36
+  EXPECT_NEAR(norms.update_norm, std::sqrt(5.0f), 1e-6f);   // {1, 2}
+  // Without norms the same update is applied.
+  std::vector<float> again = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f};
+  p.weights = again.data();
+  ASSERT_TRUE(ApplySgd(SgdSettings{0.1f}, 1, p, nullptr).ok());
+  EXPECT_EQ(again, w);
+}
+
 TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {
   std::vector<float> w = {1, 2, 3, 4};
   const std::vector<float> g = {1, 1};

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Observing training must not change it: the weights come out bit for bit the same with every
+// event on, with some, and with no observer; and events an observer leaves out of
+// wanted_events() are not produced.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "engine/exec/trainer.h"
+#include "tests/engine/exec/test_models.h"
+
+namespace trainscope {
+namespace {
+
+class CountingObserver : public TrainingObserver {
+ public:
+  explicit CountingObserver(uint32_t wanted) : wanted_(wanted) {}
+  uint32_t wanted_events() const override { return wanted_; }
+  void OnSample(const SampleEvent&) override { ++samples; }
+  void OnOptimizerStep(const OptimizerStepEvent&) override { ++optimizer_steps; }
+  void OnForwardOp(const ForwardOpEvent&) override { ++forward_ops; }
+  void OnBackwardStep(const BackwardStepEvent&) override { ++backward_steps; }
+  void OnMemory(const MemoryEvent&) override { ++memory; }
+  void OnMemorySummary(const MemorySummaryEvent&) override { ++summaries; }
+  void OnGradientStats(const GradientStatsEvent&) override { ++gradient_stats; }
+  void OnUpdateRatio(const UpdateRatioEvent&) override { ++update_ratios; }
+  void OnLoss(const LossEvent&) override { ++losses; }
+  int samples = 0, optimizer_steps = 0, forward_ops = 0, backward_steps = 0, memory = 0,
+      summaries = 0, gradient_stats = 0, update_ratios = 0, losses = 0;
+
+ private:
+  uint32_t wanted_;
+};
+
+// Trains the ConvNet for three Adam steps of batch 2 and returns every trained parameter.
+std::vector<std::vector<float>> TrainConvNet(TrainingObserver* observer) {
+  Model model = testing::ConvNet();
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.loss = LossKind::kSparseCrossEntropy;
+  options.batch_size = 2;
+  Trainer trainer;
+  EXPECT_TRUE(trainer.Init(&model, options, TrainabilityConfig()).ok());
+  trainer.set_observer(observer);
+  const DataSet data = testing::ConvNetData(6);
+  EXPECT_TRUE(trainer.TrainEpoch(data).ok());
+  std::vector<std::vector<float>> parameters;
+  for (const ParameterGradient& p : trainer.parameters()) {
+    const float* values = trainer.parameter_data(p.tensor);
+    parameters.emplace_back(values,
+                            values + model.graph().main().tensors[p.tensor].element_count());
+  }
+  return parameters;
+}
+
+bool BitIdentical(const std::vector<std::vector<float>>& a,
+                  const std::vector<std::vector<float>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].size() != b[i].size() ||
+        std::memcmp(a[i].data(), b[i].data(), a[i].size() * sizeof(float)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST(TrainerObserver, WeightsAreBitIdenticalWithAllSomeOrNoEvents) {
+  const auto unobserved = TrainConvNet(nullptr);
+  ASSERT_FALSE(unobserved.empty());
+  CountingObserver all(kAllEvents);
+  EXPECT_TRUE(BitIdentical(TrainConvNet(&all), unobserved));
+  EXPECT_GT(all.gradient_stats, 0);
+  EXPECT_GT(all.update_ratios, 0);
+  CountingObserver losses_only(kEventLoss);
+  EXPECT_TRUE(BitIdentical(TrainConvNet(&losses_only), unobserved));
+  // And the training really moved the weights, so the comparison means something.
+  EXPECT_FALSE(BitIdentical(TrainConvNet(nullptr), [] {
+    Model model = testing::ConvNet();
+    Trainer trainer;
+    TrainingOptions options;
+    options.loss = LossKind::kSparseCrossEntropy;
+    EXPECT_TRUE(trainer.Init(&model, options, TrainabilityConfig()).ok());
+    std::vector<std::vector<float>> initial;
+    for (const ParameterGradient& p : trainer.parameters()) {
+      const float* values = trainer.parameter_data(p.tensor);
+      initial.emplace_back(values, values + model.graph().main().tensors[p.tensor].element_count());
+    }
+    return initial;
+  }()));
+}
+
+TEST(TrainerObserver, OnlyTheWantedEventsAreProduced) {
+  CountingObserver all(kAllEvents);
+  TrainConvNet(&all);
+  CountingObserver some(kEventLoss | kEventGradientStats | kEventMemorySummary);
+  TrainConvNet(&some);
+  EXPECT_EQ(some.losses, all.losses);
+  EXPECT_EQ(some.gradient_stats, all.gradient_stats);
+  EXPECT_EQ(some.summaries, all.summaries);
+  EXPECT_GT(all.memory, 0);
+  EXPECT_GT(all.forward_ops, 0);
+  EXPECT_GT(all.backward_steps, 0);
+  EXPECT_EQ(some.memory, 0);
+  EXPECT_EQ(some.forward_ops, 0);
+  EXPECT_EQ(some.backward_steps, 0);
+  EXPECT_EQ(some.update_ratios, 0);
+  EXPECT_EQ(some.samples, 0);
+  EXPECT_EQ(some.optimizer_steps, 0);
+  EXPECT_EQ(all.optimizer_steps, 3);  // 6 samples, batch 2
+}
+
+}  // namespace
+}  // namespace trainscope

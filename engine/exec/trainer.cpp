@@ -6,6 +6,7 @@
 
 #include "engine/kernels/kernel.h"
 #include "engine/memory/heap_accounting.h"
+#include "engine/memory/memory_report.h"
 #include "engine/train/gradient_stats.h"
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
@@ -82,14 +83,7 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
   memory_.arena_bytes = arena_.arena_bytes();
   memory_.lower_bound_bytes = arena_.lower_bound_bytes();
 
-  HeapAccounting heap;
-  for (const TimelineBuffer& buffer : timeline_.buffers) {
-    TS_RETURN_IF_ERROR(heap.AddBuffer(buffer.bytes, buffer.first_tick, buffer.last_tick));
-  }
-  TS_RETURN_IF_ERROR(heap.Plan());
-  memory_.heap_peak_bytes = heap.peak_bytes();
-  heap_live_.resize(timeline_.ticks.size());
-  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) heap_live_[t] = heap.current_bytes(t);
+  TS_RETURN_IF_ERROR(AccountOnertHeap());
 
   constants_.Load(*model, sg);
   TS_RETURN_IF_ERROR(interpreter_.Init(*model, &constants_));
@@ -108,6 +102,27 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
   }
   optimizer_step_ = 0;
   epoch_ = 0;
+  return Status::Ok();
+}
+
+// The heap numbers model onert-micro's heap (ComputeMemoryReport's accounting), not the timeline
+// the arena runs: that one also holds TrainScope's kernel scratch, values kept longer for its
+// kernels and widened half-rank gradients, and lacks onert-micro's SOFTMAX Jacobian row.
+Status Trainer::AccountOnertHeap() {
+  MemoryReportOptions heap_options;
+  heap_options.optimizer = options_.optimizer;
+  heap_options.batch_size = options_.batch_size;
+  HeapAccounting heap;
+  MemoryTimeline onert;
+  TS_RETURN_IF_ERROR(AccountTrainingHeap(*subgraph_, selection_, heap_options, &heap, &onert));
+  if (onert.ticks.size() != timeline_.ticks.size()) {
+    return Status::Error(StatusCode::kUnsupported,
+                         "heap accounting: onert-micro's step has %zu ticks, the trainer's %zu",
+                         onert.ticks.size(), timeline_.ticks.size());
+  }
+  memory_.heap_peak_bytes = heap.peak_bytes();
+  heap_live_.resize(timeline_.ticks.size());
+  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) heap_live_[t] = heap.current_bytes(t);
   return Status::Ok();
 }
 

@@ -7,8 +7,8 @@
 // and copies the model's constants into aligned storage. TrainStep() then follows
 // OMTrainingRuntimeModule::trainSingleStep: per sample, forward over all ops, the loss gradient,
 // the backward loop over ops n-1 .. first_op (runBackward), weight gradients summed over the
-// batch; then one optimizer update. Every buffer lives at its planned offset, so the memory
-// numbers reported are the ones the engine really used.
+// batch; then one optimizer update. Every buffer lives at its planned offset, so the arena numbers
+// reported are the ones the engine really used; the heap numbers are onert-micro's (MemorySummary).
 //
 // Where TrainScope's kernels read more forward values than onert-micro keeps (it keeps only what
 // its own kernels read), the timeline is extended and a warning recorded; warnings() lists them.
@@ -57,10 +57,15 @@ class ExecutionGate {
   virtual void BeforeBackwardStep(const BackwardStepEvent& event) = 0;
 };
 
+// heap_peak_bytes (and the MemorySummaryEvents' bytes) model onert-micro's heap for this
+// optimizer, batch size and trainability: they equal ComputeMemoryReport's with the same
+// MemoryReportOptions. The arena numbers (and the MemoryEvents, which carry arena offsets) are
+// TrainScope's own buffers: its kernel scratch, values kept for its kernels and widened half-rank
+// gradients included, onert-micro's SOFTMAX Jacobian row and Adam's m and v events excluded.
 struct MemorySummary {
   uint64_t heap_peak_bytes = 0;    // one heap block per buffer (onert-micro accounting)
   uint64_t arena_bytes = 0;        // the planned arena the trainer runs in
-  uint64_t lower_bound_bytes = 0;  // most bytes live at any tick
+  uint64_t lower_bound_bytes = 0;  // most bytes live at any tick of that arena
 };
 
 class Trainer {
@@ -111,6 +116,7 @@ class Trainer {
 
  private:
   Status CheckData(const DataSet& data) const;
+  Status AccountOnertHeap();
   Status ExtendForwardLifetimes();
   void WidenCompactGradients();
   Status RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss);

@@ -70,17 +70,9 @@ Status EvaluateHeapPeak(const Graph& graph, const TrainabilityConfig& config,
   }
   const Subgraph& subgraph = graph.main();
   TS_RETURN_IF_ERROR(ValidateTrainabilityConfig(subgraph, config));
-  const BackwardSelection selection = SelectBackwardRange(subgraph, config);
-  TimelineOptions timeline_options;
-  timeline_options.optimizer = options.optimizer;
-  timeline_options.batch_size = options.batch_size;
-  timeline_options.keep_input = options.keep_input;
-  timeline_options.backward_temporary_bytes = options.backward_temporary_bytes;
-  MemoryTimeline timeline;
-  TS_RETURN_IF_ERROR(BuildTrainingTimeline(subgraph, selection, timeline_options, &timeline));
   HeapAccounting heap;
-  TS_RETURN_IF_ERROR(AddTimeline(timeline, &heap));
-  TS_RETURN_IF_ERROR(heap.Plan());
+  TS_RETURN_IF_ERROR(
+      AccountTrainingHeap(subgraph, SelectBackwardRange(subgraph, config), options, &heap));
   *peak_bytes = heap.peak_bytes();
   return Status::Ok();
 }

@@ -89,6 +89,15 @@ std::string BufferName(const Subgraph& subgraph, const TimelineBuffer& buffer,
   return name;
 }
 
+TimelineOptions ReportTimelineOptions(const MemoryReportOptions& options) {
+  TimelineOptions timeline_options;
+  timeline_options.optimizer = options.optimizer;
+  timeline_options.batch_size = options.batch_size;
+  timeline_options.keep_input = options.keep_input;
+  timeline_options.backward_temporary_bytes = options.backward_temporary_bytes;
+  return timeline_options;
+}
+
 }  // namespace
 
 bool HasOnertBackwardKernel(int32_t opcode) {
@@ -119,28 +128,23 @@ Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
     result.warnings.push_back("only subgraph 0 ('" + subgraph.name + "') is planned");
   }
 
-  TimelineOptions timeline_options;
-  timeline_options.optimizer = options.optimizer;
-  timeline_options.batch_size = options.batch_size;
-  timeline_options.keep_input = options.keep_input;
-  timeline_options.backward_temporary_bytes = options.backward_temporary_bytes;
   MemoryTimeline timeline;
+  HeapAccounting heap;
   if (options.inference) {
-    TS_RETURN_IF_ERROR(BuildInferenceTimeline(subgraph, timeline_options, &timeline));
+    TS_RETURN_IF_ERROR(BuildInferenceTimeline(subgraph, ReportTimelineOptions(options), &timeline));
+    TS_RETURN_IF_ERROR(AddTimeline(timeline, &heap));
+    TS_RETURN_IF_ERROR(heap.Plan());
   } else {
     TS_RETURN_IF_ERROR(ValidateTrainabilityConfig(subgraph, config));
     result.selection = SelectBackwardRange(subgraph, config);
     AddTrainingWarnings(subgraph, result.selection, &result.warnings);
-    TS_RETURN_IF_ERROR(
-        BuildTrainingTimeline(subgraph, result.selection, timeline_options, &timeline));
+    // The same accounting the Trainer reports (AccountTrainingHeap), so the two agree.
+    TS_RETURN_IF_ERROR(AccountTrainingHeap(subgraph, result.selection, options, &heap, &timeline));
   }
   result.warnings.insert(result.warnings.end(), timeline.warnings.begin(), timeline.warnings.end());
 
-  HeapAccounting heap;
   GreedyArenaPlanner arena;
-  TS_RETURN_IF_ERROR(AddTimeline(timeline, &heap));
   TS_RETURN_IF_ERROR(AddTimeline(timeline, &arena));
-  TS_RETURN_IF_ERROR(heap.Plan());
   TS_RETURN_IF_ERROR(arena.Plan());
 
   result.heap_peak_bytes = heap.peak_bytes();
@@ -186,6 +190,20 @@ Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
   options.optimizer = optimizer;
   options.inference = inference;
   return ComputeMemoryReport(graph, config, options, report);
+}
+
+Status AccountTrainingHeap(const Subgraph& subgraph, const BackwardSelection& selection,
+                           const MemoryReportOptions& options, HeapAccounting* heap,
+                           MemoryTimeline* timeline) {
+  MemoryTimeline built;
+  TS_RETURN_IF_ERROR(
+      BuildTrainingTimeline(subgraph, selection, ReportTimelineOptions(options), &built));
+  HeapAccounting accounted;
+  TS_RETURN_IF_ERROR(AddTimeline(built, &accounted));
+  TS_RETURN_IF_ERROR(accounted.Plan());
+  *heap = std::move(accounted);
+  if (timeline != nullptr) *timeline = std::move(built);
+  return Status::Ok();
 }
 
 }  // namespace trainscope

@@ -21,6 +21,7 @@
 #include "engine/core/events.h"
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
+#include "engine/memory/heap_accounting.h"
 #include "engine/memory/memory_timeline.h"
 #include "engine/model/graph.h"
 #include "engine/plan/trainability.h"
@@ -71,8 +72,20 @@ struct MemoryReport {
 Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
                            const MemoryReportOptions& options, MemoryReport* report);
 
+// Batch size 1: a trainer running batches of 2 or more needs the overload above with
+// options.batch_size set, or its heap peak (which holds the later samples' weight gradients next
+// to the accumulated ones) is larger than this report's.
 Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
                            OptimizerKind optimizer, bool inference, MemoryReport* report);
+
+// onert-micro's heap for one train step, accounted exactly as ComputeMemoryReport does it (same
+// plans, batch, optimizer, keep_input and temporaries; options.inference is ignored). The Trainer
+// reports these numbers, not those of its own arena timeline (which holds TrainScope's kernel
+// scratch and values it keeps longer), so its heap peak equals the report's for the same setup.
+// `timeline` (may be null) receives the accounted timeline; tick t of `heap` is its tick t.
+Status AccountTrainingHeap(const Subgraph& subgraph, const BackwardSelection& selection,
+                           const MemoryReportOptions& options, HeapAccounting* heap,
+                           MemoryTimeline* timeline = nullptr);
 
 // The operators onert-micro can run backward (its train-kernel registry, research §7.1); the
 // report warns when the backward range holds any other.

@@ -1,59 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/attach_session.h"
 
-#include <cstring>
-
 namespace trainscope::cli {
 
 AttachSession::AttachSession(Transport* link, TraceWriter* record)
-    : link_(link), record_(record), router_(this, this), last_frame_time_(Clock::now()) {}
+    : link_(link), record_(record), stream_(this, this) {}
 
 Status AttachSession::Pump(int timeout_ms) {
-  uint8_t buffer[4096];
-  size_t received = 0;
-  TS_RETURN_IF_ERROR(link_->Read(buffer, sizeof buffer, timeout_ms, &received));
-  if (received == 0) return Status::Ok();
-  if (record_ != nullptr) {
-    Status status = record_->Append(buffer, received);
-    if (!status.ok()) {
-      recording_failed_ = true;
-      return status.Prepend("recording");
-    }
-  }
-  Decode(buffer, received);
-  return Status::Ok();
-}
-
-void AttachSession::Decode(const uint8_t* data, size_t size) {
-  const uint64_t frames_ok = decoder_.counters().frames_ok;
-  if (!synced_) {
-    const void* zero = std::memchr(data, 0, size);
-    if (zero != nullptr) {
-      // Bytes before the first delimiter may be the tail of a frame sent before we listened.
-      const size_t head = static_cast<size_t>(static_cast<const uint8_t*>(zero) - data) + 1;
-      const uint64_t bad_before = decoder_.counters().frames_bad;
-      decoder_.Push(data, head, &router_);
-      excused_bad_ += decoder_.counters().frames_bad - bad_before;
-      synced_ = true;
-      data += head;
-      size -= head;
-    }
-  }
-  decoder_.Push(data, size, &router_);
-  if (decoder_.counters().frames_ok != frames_ok) last_frame_time_ = Clock::now();
+  return stream_.Pump(link_, timeout_ms, record_, LinkStream::RecordingFailure::kEndPump);
 }
 
 Status AttachSession::SendCommand(wire::MessageType type) {
-  uint8_t bytes[64];
-  size_t size = 0;
-  if (encoder_.next_sequence() == 0) bytes[size++] = 0;  // end whatever noise came before
-  const size_t n = encoder_.Encode(wire::BasicCommand{type, next_command_id_++}, bytes + size,
-                                   sizeof bytes - size);
-  if (n == 0) {
+  uint8_t bytes[LinkStream::kMaxCommandBytes];
+  uint16_t command_id = 0;
+  const size_t size = stream_.EncodeCommand(wire::BasicCommand{type, 0}, bytes, &command_id);
+  if (size == 0) {
     return Status::Error(StatusCode::kInvalidArgument, "command %s cannot be encoded",
                          wire::MessageTypeName(type) ? wire::MessageTypeName(type) : "?");
   }
-  return link_->Write(bytes, size + n);
+  return link_->Write(bytes, size);
 }
 
 void AttachSession::OnOptimizerStep(const OptimizerStepEvent& event) {

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// AttachSession: the desktop side of one live link for the headless CLI. It reads a Transport,
-// records every byte as it arrives (optional TraceWriter), decodes frames, keeps the numbers the
-// attach command reports, and sends commands.
-//
-// Joining mid-stream is normal (the board talks whether or not anyone listens), so when the
-// first frame candidate before the first delimiter is bad it is excused: frames_bad() does not
-// count it. Everything else is counted exactly as StreamDecoder counts it.
+// AttachSession: the CLI's view of one live link. The link itself (reading, recording every byte
+// as it arrives, decoding with the mid-stream join excused, command encoding, link counters) is
+// the shared LinkStream; this adds the numbers the attach command reports and its policy that a
+// failed recording ends the session.
 //
 // Lifetime: `link` and `record` must outlive the session. Single-threaded.
 //
@@ -21,10 +18,9 @@
 
 #include "engine/core/events.h"
 #include "engine/core/status.h"
-#include "serial/protocol/frame_encoder.h"
+#include "serial/link/link_stream.h"
 #include "serial/protocol/message_router.h"
 #include "serial/protocol/messages.h"
-#include "serial/protocol/stream_decoder.h"
 #include "serial/trace/trace_file.h"
 #include "serial/transport/transport.h"
 
@@ -54,7 +50,7 @@ struct AttachStats {
 
 class AttachSession final : public TrainingObserver, public wire::LinkHandler {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = LinkStream::Clock;
 
   AttachSession(Transport* link, TraceWriter* record);
 
@@ -65,12 +61,12 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   Status SendCommand(wire::MessageType type);
 
   const AttachStats& stats() const { return stats_; }
-  const wire::LinkCounters& counters() const { return decoder_.counters(); }
-  uint64_t frames_bad() const { return decoder_.counters().frames_bad - excused_bad_; }
-  uint64_t malformed() const { return router_.malformed_payloads(); }
-  bool recording_failed() const { return recording_failed_; }
+  const wire::LinkCounters& counters() const { return stream_.counters(); }
+  uint64_t frames_bad() const { return stream_.frames_bad(); }
+  uint64_t malformed() const { return stream_.malformed(); }
+  bool recording_failed() const { return stream_.recording_failed(); }
   // When the last good frame arrived (the session's start before the first one).
-  Clock::time_point last_frame_time() const { return last_frame_time_; }
+  Clock::time_point last_frame_time() const { return stream_.last_frame_time(); }
 
   // TrainingObserver
   void OnOptimizerStep(const OptimizerStepEvent& event) override;
@@ -85,18 +81,9 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   void OnRunState(const wire::RunStateMessage& state) override;
 
  private:
-  void Decode(const uint8_t* data, size_t size);
-
   Transport* link_;
   TraceWriter* record_;
-  wire::StreamDecoder decoder_;
-  wire::MessageRouter router_;
-  wire::FrameEncoder encoder_;
-  uint16_t next_command_id_ = 1;
-  bool synced_ = false;  // the first delimiter has been seen
-  bool recording_failed_ = false;
-  uint64_t excused_bad_ = 0;
-  Clock::time_point last_frame_time_;
+  LinkStream stream_;
   AttachStats stats_;
 };
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "engine/plan/train_config_file.h"
+#include "ui/session/training_setup.h"
 
 namespace trainscope::cli {
 
@@ -41,14 +42,10 @@ Status ReadSamples(const QString& path, size_t elements, const QString& what,
                          qPrintable(path), qPrintable(file.errorString()));
   }
   const QByteArray bytes = file.readAll();
-  const size_t sample_bytes = elements * sizeof(float);
-  if (bytes.isEmpty() || sample_bytes == 0 ||
-      static_cast<size_t>(bytes.size()) % sample_bytes != 0) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "%s file '%s' has %lld bytes; it must hold whole samples of %zu float32 "
-                         "(%zu bytes each)",
-                         qPrintable(what), qPrintable(path), static_cast<long long>(bytes.size()),
-                         elements, sample_bytes);
+  const QString size_problem = SampleFileSizeProblem(bytes.size(), elements);
+  if (!size_problem.isEmpty()) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s file '%s' %s", qPrintable(what),
+                         qPrintable(path), qPrintable(size_problem));
   }
   values->resize(static_cast<size_t>(bytes.size()) / sizeof(float));
   std::memcpy(values->data(), bytes.constData(), static_cast<size_t>(bytes.size()));

@@ -3,8 +3,31 @@
 
 #include "app/common/cli_util.h"
 #include "engine/train/training_metadata.h"
+#include "ui/session/training_setup.h"
 
 namespace trainscope::cli {
+namespace {
+
+const char* OptionName(SetupField field) {
+  switch (field) {
+    case SetupField::kLearningRate:
+      return "lr";
+    case SetupField::kBeta1:
+      return "beta1";
+    case SetupField::kBeta2:
+      return "beta2";
+    case SetupField::kEpsilon:
+      return "epsilon";
+    case SetupField::kBatchSize:
+      return "batch";
+    case SetupField::kEpochs:
+      return "epochs";
+    default:
+      return "options";
+  }
+}
+
+}  // namespace
 
 MetricKind DefaultMetric(LossKind loss) {
   switch (loss) {
@@ -63,6 +86,12 @@ Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
   }
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("batch"), 1, &o.batch_size));
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("epochs"), 1, &o.epochs));
+  // The same range checks as the GUI's set-up dialog (values may also come from the metadata).
+  const std::vector<SetupIssue> issues = ValidateTrainingOptions(o);
+  if (!issues.empty()) {
+    return Status::Error(StatusCode::kInvalidArgument, "--%s: %s", OptionName(issues[0].field),
+                         qPrintable(issues[0].message));
+  }
   return ParseTrainability(parser, main, &setup->trainability);
 }
 

@@ -2,8 +2,12 @@
 #include "app/gui/app_controller.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
 
 #include <random>
 
@@ -15,9 +19,12 @@
 #include "ui/session/trainability.h"
 #include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
+#include "ui/views/training_setup_dialog.h"
 
 namespace trainscope {
 namespace {
+
+constexpr uint32_t kRandomSamples = 32;
 
 // Samples of the right shape for a model opened without data: uniform inputs, labels spread
 // over the output classes. Enough to watch memory and gradients; the messages say so.
@@ -78,10 +85,32 @@ AppController::AppController(MainWindow* window, std::shared_ptr<TraceStore> sto
             config.op_ranks = ranks;
             applyWarnings(config);
           });
+  createMenu();
 }
 
 AppController::~AppController() {
   window_->setEventSource(nullptr);
+}
+
+void AppController::createMenu() {
+  QMenuBar* bar = window_->menuBar();
+  QMenu* menu = nullptr;
+  QAction* help = nullptr;
+  for (QAction* action : bar->actions()) {
+    const QString title = action->text().remove(QLatin1Char('&'));
+    if (action->menu() && title == tr("Training")) menu = action->menu();
+    if (action->menu() && title == tr("Help")) help = action;
+  }
+  if (!menu) {
+    menu = new QMenu(tr("&Training"), window_);
+    bar->insertMenu(help, menu);
+  }
+  setup_action_ = menu->addAction(tr("Set up &training…"));
+  setup_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  setup_action_->setStatusTip(
+      tr("Choose the training data, optimizer, loss, batch size and epochs, then reload"));
+  setup_action_->setEnabled(false);
+  connect(setup_action_, &QAction::triggered, this, &AppController::showSetupDialog);
 }
 
 void AppController::openModel(const QString& path) {
@@ -91,72 +120,203 @@ void AppController::openModel(const QString& path) {
   if (!status.ok()) window_->removeRecentFile(path);
 }
 
+TrainingSetupRequest AppController::defaultSetup(const Subgraph& main) const {
+  TrainingSetupRequest setup;
+  setup.options = defaults_;
+  const bool classifier = !main.operators.empty() && main.operators.back().opcode == op::kSoftmax;
+  if (!classifier) {
+    setup.options.loss = LossKind::kMse;
+    setup.options.metric = MetricKind::kMse;
+  }
+  return setup;
+}
+
+void AppController::describeBuiltinData(const QString& model_path, const Subgraph& main,
+                                        TrainingSetupRequest* setup) const {
+  const SessionFiles demo = DemoSessionFiles();
+  const bool is_demo = !demo.model.isEmpty() && QFileInfo(model_path).canonicalFilePath() ==
+                                                    QFileInfo(demo.model).canonicalFilePath();
+  setup->builtin_has_test_set = is_demo;
+  setup->builtin_sample_count = kRandomSamples;
+  if (is_demo && !main.inputs.empty()) {
+    const int32_t input = main.inputs[0];
+    const size_t floats = input >= 0 && static_cast<size_t>(input) < main.tensors.size()
+                              ? main.tensors[static_cast<size_t>(input)].element_count()
+                              : 0;
+    const qint64 bytes = QFileInfo(demo.inputs.value(0)).size();
+    setup->builtin_sample_count =
+        floats > 0 ? static_cast<uint32_t>(bytes / static_cast<qint64>(floats * sizeof(float))) : 0;
+  }
+}
+
+Status AppController::buildData(const Subgraph& main, const TrainingSetupRequest& setup,
+                                EmbeddedSetup* data) const {
+  const TrainingOptions& o = setup.options;
+  const size_t outputs = cli::OutputElementCount(main);
+  const size_t loss_floats = TargetElementCount(o.loss, outputs);
+  const size_t metric_floats =
+      o.metric == MetricKind::kNone ? loss_floats : TargetElementCount(o.metric, outputs);
+  TrainingDataFiles files = setup.data;
+  if (setup.use_builtin_data) {
+    if (!setup.builtin_has_test_set) {
+      data->train = RandomData(main, o.loss, kRandomSamples);
+      return Status::Ok();
+    }
+    const SessionFiles demo = DemoSessionFiles();
+    files = TrainingDataFiles{demo.inputs, demo.target, demo.test_inputs, demo.test_target};
+  }
+  TS_RETURN_IF_ERROR(cli::ReadDataSet(main, files.inputs, files.target, loss_floats,
+                                      QStringLiteral("training"), &data->train));
+  if (files.hasTestSet()) {
+    TS_RETURN_IF_ERROR(cli::ReadDataSet(main, files.test_inputs, files.test_target, metric_floats,
+                                        QStringLiteral("test"), &data->test));
+  }
+  return Status::Ok();
+}
+
 Status AppController::open(const SessionFiles& files) {
   Model model;
   Status status = ReadModelFile(files.model.toStdString(), &model);
-  EmbeddedSetup setup;
-  setup.options = defaults_;
+  if (!status.ok()) return fail(std::move(status), files.model);
   const Subgraph& main = model.graph().main();
-  if (status.ok() && !main.outputs.empty()) {
-    const size_t outputs = cli::OutputElementCount(main);
-    // Classifiers (a softmax at the end) train with sparse labels, anything else with MSE.
-    const bool classifier = !main.operators.empty() && main.operators.back().opcode == op::kSoftmax;
-    if (!classifier) {
-      setup.options.loss = LossKind::kMse;
-      setup.options.metric = MetricKind::kMse;
-    }
-    if (files.inputs.isEmpty()) {
-      setup.train = RandomData(main, setup.options.loss, 32);
-    } else {
-      status = cli::ReadDataSet(main, files.inputs, files.target,
-                                TargetElementCount(setup.options.loss, outputs),
-                                QStringLiteral("training"), &setup.train);
-      if (status.ok() && !files.test_inputs.isEmpty()) {
-        status = cli::ReadDataSet(main, files.test_inputs, files.test_target,
-                                  TargetElementCount(setup.options.metric, outputs),
-                                  QStringLiteral("test"), &setup.test);
-      }
+  TrainingSetupRequest setup;
+  const bool recalled = RecallSetup(files.model, &setup);
+  if (!recalled) setup = defaultSetup(main);
+  describeBuiltinData(files.model, main, &setup);
+  const SessionFiles demo = DemoSessionFiles();
+  const bool demo_files =
+      !demo.model.isEmpty() && files.inputs == demo.inputs && files.target == demo.target;
+  if (!files.inputs.isEmpty() && !demo_files) {
+    setup.use_builtin_data = false;
+    setup.data =
+        TrainingDataFiles{files.inputs, files.target, files.test_inputs, files.test_target};
+  }
+  // A remembered setup whose files moved or whose options no longer fit falls back to defaults.
+  QString fallback_reason;
+  if (recalled) {
+    const std::vector<SetupIssue> issues = ValidateTrainingSetup(main, setup);
+    if (!issues.empty()) {
+      fallback_reason = issues.front().message;
+      setup = defaultSetup(main);
+      describeBuiltinData(files.model, main, &setup);
     }
   }
-  if (status.ok()) {
-    auto source = std::make_unique<EmbeddedEventSource>(store_);
-    const Graph graph = model.graph();
-    status = source->load(std::move(model), std::move(setup), QFileInfo(files.model).fileName());
-    if (status.ok()) {
-      window_->setEventSource(nullptr);
-      source_ = std::move(source);
-      store_->clear();
-      window_->setGraph(graph, files.model);
-      window_->setEventSource(source_.get());
-      window_->addRecentFile(QFileInfo(files.model).absoluteFilePath());
-      const OptimizerKind optimizer = defaults_.optimizer;
-      window_->layersPanel()->setEstimator(
-          [graph, optimizer](uint32_t last_n, const TrainRankMap& ranks) {
-            TrainabilityConfig config;
-            config.num_train_layers = last_n;
-            config.op_ranks = ranks;
-            LayersPanel::Estimate estimate;
-            MemoryReport report;
-            if (ComputeMemoryReport(graph, config, optimizer, false, &report).ok()) {
-              estimate.heap_peak_bytes = report.heap_peak_bytes;
-              estimate.arena_bytes = report.arena_bytes;
-            }
-            estimate.trained_params =
-                TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), config));
-            return estimate;
-          });
-      applyWarnings(TrainabilityConfig());
-      if (files.inputs.isEmpty()) {
-        EventBatch note;
-        note.add(StatusMessage{MessageLevel::kWarning,
-                               QStringLiteral("no training data was given: training on random "
-                                              "samples of the right shape")});
-        store_->append(note);
-      }
-      return Status::Ok();
-    }
+  status = load(files.model, std::move(model), setup, TrainabilityConfig());
+  if (status.ok() && !fallback_reason.isEmpty()) {
+    EventBatch note;
+    note.add(StatusMessage{MessageLevel::kWarning,
+                           tr("the remembered training setup of %1 no longer fits (%2): using "
+                              "the defaults")
+                               .arg(QFileInfo(files.model).fileName(), fallback_reason)});
+    store_->append(note);
   }
-  status.Prepend(files.model.toStdString());
+  return status;
+}
+
+Status AppController::applySetup(const TrainingSetupRequest& setup) {
+  if (model_path_.isEmpty()) {
+    return Status::Error(StatusCode::kInvalidArgument, "no model is open");
+  }
+  Model model;
+  Status status = ReadModelFile(model_path_.toStdString(), &model);
+  if (!status.ok()) return fail(std::move(status), model_path_);
+  const QString path = model_path_;
+  const TrainabilityConfig trainability = window_->layersPanel()->appliedTrainability();
+  status = load(path, std::move(model), setup, trainability);
+  if (status.ok()) RememberSetup(path, setup);
+  return status;
+}
+
+void AppController::showSetupDialog() {
+  if (!source_ || !source_->model()) return;
+  const Graph graph = source_->model()->graph();
+  TrainingSetupDialog dialog(graph, window_);
+  dialog.setBuiltinDataText(
+      setup_.builtin_has_test_set
+          ? tr("Use the demo data (%1 samples, with its test set)").arg(setup_.builtin_sample_count)
+          : tr("Use %1 random samples of the right shape").arg(setup_.builtin_sample_count));
+  dialog.setSetup(setup_);
+  if (dialog.exec() == QDialog::Accepted) static_cast<void>(applySetup(dialog.setup()));
+}
+
+Status AppController::load(const QString& model_path, Model model,
+                           const TrainingSetupRequest& request,
+                           const TrainabilityConfig& trainability) {
+  const Subgraph& main = model.graph().main();
+  TrainingSetupRequest setup = request;
+  describeBuiltinData(model_path, main, &setup);
+  const std::vector<SetupIssue> issues = ValidateTrainingSetup(main, setup);
+  if (!issues.empty()) {
+    QStringList messages;
+    for (const SetupIssue& issue : issues) messages << issue.message;
+    return fail(Status::Error(StatusCode::kInvalidArgument, "training setup: %s",
+                              qPrintable(messages.join(QLatin1Char(' ')))),
+                model_path);
+  }
+  EmbeddedSetup embedded;
+  embedded.options = setup.options;
+  if (ValidateTrainabilityConfig(main, trainability).ok()) embedded.trainability = trainability;
+  Status status = buildData(main, setup, &embedded);
+  if (!status.ok()) return fail(std::move(status), model_path);
+  auto source = std::make_unique<EmbeddedEventSource>(store_);
+  const Graph graph = model.graph();
+  const TrainabilityConfig applied = embedded.trainability;
+  status = source->load(std::move(model), std::move(embedded), QFileInfo(model_path).fileName());
+  if (!status.ok()) return fail(std::move(status), model_path);
+
+  window_->setEventSource(nullptr);
+  source_ = std::move(source);
+  model_path_ = model_path;
+  setup_ = setup;
+  store_->clear();
+  window_->setGraph(graph, model_path);
+  window_->setEventSource(source_.get());
+  window_->addRecentFile(QFileInfo(model_path).absoluteFilePath());
+  LayersPanel* panel = window_->layersPanel();
+  panel->setModelFile(model_path);
+  panel->setTrainingOptions(setup.options);
+  if (applied != TrainabilityConfig()) panel->setAppliedTrainability(applied);
+  // The batch matters: from the second sample on, onert-micro holds one more set of gradients.
+  MemoryReportOptions report_options;
+  report_options.optimizer = setup.options.optimizer;
+  report_options.batch_size = setup.options.batch_size;
+  panel->setEstimator([graph, report_options](uint32_t last_n, const TrainRankMap& ranks) {
+    TrainabilityConfig config;
+    config.num_train_layers = last_n;
+    config.op_ranks = ranks;
+    LayersPanel::Estimate estimate;
+    MemoryReport report;
+    if (ComputeMemoryReport(graph, config, report_options, &report).ok()) {
+      estimate.heap_peak_bytes = report.heap_peak_bytes;
+      estimate.arena_bytes = report.arena_bytes;
+    }
+    estimate.trained_params =
+        TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), config));
+    return estimate;
+  });
+  applyWarnings(applied);
+  setup_action_->setEnabled(true);
+  EventBatch note;
+  if (setup.use_builtin_data && !setup.builtin_has_test_set) {
+    note.add(StatusMessage{MessageLevel::kWarning,
+                           tr("no training data was given: training on random samples of the "
+                              "right shape")});
+  }
+  note.add(StatusMessage{MessageLevel::kInfo,
+                         tr("training with %1, learning rate %2, loss %3, metric %4, batch %5, "
+                            "%6 epoch(s)")
+                             .arg(QLatin1String(OptimizerName(setup.options.optimizer)))
+                             .arg(static_cast<double>(setup.options.learning_rate))
+                             .arg(QLatin1String(LossName(setup.options.loss)),
+                                  QLatin1String(MetricName(setup.options.metric)))
+                             .arg(setup.options.batch_size)
+                             .arg(setup.options.epochs)});
+  store_->append(note);
+  return Status::Ok();
+}
+
+Status AppController::fail(Status status, const QString& model_path) {
+  status.Prepend(model_path.toStdString());
   EventBatch failure;
   failure.add(StatusMessage{MessageLevel::kError, QString::fromUtf8(status.message())});
   store_->append(failure);
@@ -178,6 +338,69 @@ void AppController::applyWarnings(const TrainabilityConfig& config) {
                         QStringLiteral("On a board, onert-micro differs here:\n• ") +
                             lines.join(QStringLiteral("\n• ")));
   }
+}
+
+namespace {
+
+QString SettingsGroup(const QString& model_path) {
+  const QByteArray path = QFileInfo(model_path).absoluteFilePath().toUtf8();
+  return QStringLiteral("trainingSetup/") +
+         QString::fromLatin1(QCryptographicHash::hash(path, QCryptographicHash::Sha1).toHex());
+}
+
+}  // namespace
+
+void AppController::RememberSetup(const QString& model_path, const TrainingSetupRequest& setup) {
+  QSettings settings;
+  settings.beginGroup(SettingsGroup(model_path));
+  const TrainingOptions& o = setup.options;
+  settings.setValue(QStringLiteral("model"), QFileInfo(model_path).absoluteFilePath());
+  settings.setValue(QStringLiteral("optimizer"), static_cast<int>(o.optimizer));
+  settings.setValue(QStringLiteral("learningRate"), static_cast<double>(o.learning_rate));
+  settings.setValue(QStringLiteral("beta1"), static_cast<double>(o.beta1));
+  settings.setValue(QStringLiteral("beta2"), static_cast<double>(o.beta2));
+  settings.setValue(QStringLiteral("epsilon"), static_cast<double>(o.epsilon));
+  settings.setValue(QStringLiteral("loss"), static_cast<int>(o.loss));
+  settings.setValue(QStringLiteral("metric"), static_cast<int>(o.metric));
+  settings.setValue(QStringLiteral("batchSize"), o.batch_size);
+  settings.setValue(QStringLiteral("epochs"), o.epochs);
+  settings.setValue(QStringLiteral("useBuiltinData"), setup.use_builtin_data);
+  settings.setValue(QStringLiteral("inputs"), setup.data.inputs);
+  settings.setValue(QStringLiteral("target"), setup.data.target);
+  settings.setValue(QStringLiteral("testInputs"), setup.data.test_inputs);
+  settings.setValue(QStringLiteral("testTarget"), setup.data.test_target);
+  settings.endGroup();
+}
+
+bool AppController::RecallSetup(const QString& model_path, TrainingSetupRequest* setup) {
+  QSettings settings;
+  settings.beginGroup(SettingsGroup(model_path));
+  if (!settings.contains(QStringLiteral("optimizer"))) return false;
+  // Enum values out of range (an edited file) fall back to the first kind; validation and the
+  // combo boxes then show what was chosen.
+  const auto enum_value = [&settings](const char* key, int count) {
+    const int value = settings.value(QLatin1String(key)).toInt();
+    return value >= 0 && value < count ? value : 0;
+  };
+  const auto float_value = [&settings](const char* key) {
+    return settings.value(QLatin1String(key)).toFloat();
+  };
+  TrainingOptions& o = setup->options;
+  o.optimizer = static_cast<OptimizerKind>(enum_value("optimizer", 2));
+  o.learning_rate = float_value("learningRate");
+  o.beta1 = float_value("beta1");
+  o.beta2 = float_value("beta2");
+  o.epsilon = float_value("epsilon");
+  o.loss = static_cast<LossKind>(enum_value("loss", 5));
+  o.metric = static_cast<MetricKind>(enum_value("metric", 6));
+  o.batch_size = settings.value(QStringLiteral("batchSize")).toUInt();
+  o.epochs = settings.value(QStringLiteral("epochs")).toUInt();
+  setup->use_builtin_data = settings.value(QStringLiteral("useBuiltinData"), true).toBool();
+  setup->data.inputs = settings.value(QStringLiteral("inputs")).toStringList();
+  setup->data.target = settings.value(QStringLiteral("target")).toString();
+  setup->data.test_inputs = settings.value(QStringLiteral("testInputs")).toStringList();
+  setup->data.test_target = settings.value(QStringLiteral("testTarget")).toString();
+  return true;
 }
 
 }  // namespace trainscope

@@ -6,8 +6,14 @@
 // window: graph, layers panel estimates (exact plans, computed per edit), onert-micro difference
 // warnings per operator, recent files and File > Open.
 //
+// Training > Set up training (Ctrl+T) opens a TrainingSetupDialog pre-filled with the running
+// setup; OK reloads the session with the new options and data (keeping the applied
+// trainability) and remembers the setup for that model in QSettings, so opening the model again
+// starts from it. Files given on the command line win over the remembered data.
+//
 //   AppController controller(&window, store);
 //   controller.open(DemoPaths());
+//   controller.applySetup(edited);  // what the dialog's OK does
 #pragma once
 
 #include <QObject>
@@ -16,9 +22,12 @@
 
 #include <memory>
 
+class QAction;
+
 #include "engine/core/status.h"
 #include "ui/embedded/embedded_event_source.h"
 #include "ui/session/trace_store.h"
+#include "ui/session/training_setup.h"
 
 namespace trainscope {
 
@@ -46,17 +55,44 @@ class AppController : public QObject {
   void setDefaults(const TrainingOptions& options) { defaults_ = options; }
   Status open(const SessionFiles& files);
   EmbeddedEventSource* source() const { return source_.get(); }
+  // The setup the running session was loaded with; what the dialog shows.
+  const TrainingSetupRequest& currentSetup() const { return setup_; }
+  const QString& modelPath() const { return model_path_; }
+  // Reloads the open model with `setup` and remembers it; on failure the running session stays
+  // and the message goes to the message list as well.
+  Status applySetup(const TrainingSetupRequest& setup);
+  QAction* setupAction() const { return setup_action_; }
+
+  // Remembered per model (absolute path) in QSettings.
+  static void RememberSetup(const QString& model_path, const TrainingSetupRequest& setup);
+  static bool RecallSetup(const QString& model_path, TrainingSetupRequest* setup);
 
  public Q_SLOTS:
   void openModel(const QString& path);
+  void showSetupDialog();
 
  private:
   void applyWarnings(const TrainabilityConfig& config);
+  void createMenu();
+  // Defaults for a model seen for the first time: classifiers (softmax last) train with sparse
+  // labels, anything else with MSE.
+  TrainingSetupRequest defaultSetup(const Subgraph& main) const;
+  // Sample count and test set of the built-in data (demo files or random samples).
+  void describeBuiltinData(const QString& model_path, const Subgraph& main,
+                           TrainingSetupRequest* setup) const;
+  Status buildData(const Subgraph& main, const TrainingSetupRequest& setup,
+                   EmbeddedSetup* data) const;
+  Status load(const QString& model_path, Model model, const TrainingSetupRequest& setup,
+              const TrainabilityConfig& trainability);
+  Status fail(Status status, const QString& model_path);
 
   MainWindow* window_;
   std::shared_ptr<TraceStore> store_;
   std::unique_ptr<EmbeddedEventSource> source_;
   TrainingOptions defaults_;
+  QString model_path_;
+  TrainingSetupRequest setup_;
+  QAction* setup_action_ = nullptr;
 };
 
 }  // namespace trainscope

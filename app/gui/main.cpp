@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFileInfo>
 #include <QScreen>
 #include <QTimer>
 
@@ -13,6 +14,8 @@
 
 #include "app/common/cli_util.h"
 #include "app/gui/app_controller.h"
+#include "ui/device/device_session_controller.h"
+#include "ui/replay/replay_controller.h"
 #include "ui/session/trace_snapshot.h"
 #include "ui/views/main_window.h"
 
@@ -69,6 +72,15 @@ int main(int argc, char* argv[]) {
   window.setStore(store);
   AppController controller(&window, store);
   trainscope::Status status = controller.open(files);
+  // Device > Connect: a board (or trainscope-board-sim) as the window's source; its model file is
+  // looked up by hash next to the model opened here and among the recent files.
+  trainscope::DeviceSessionController device(store);
+  device.setModelSearchPaths({QFileInfo(files.model).absolutePath()});
+  device.install(&window);
+  // File > Open Trace / Compare Traces, the replay timeline, view exports; embedded sessions are
+  // recorded to the per-user recordings folder as they run.
+  trainscope::ReplayController replay(store);
+  replay.install(&window);
   const QString screenshot = parser.value(QStringLiteral("screenshot"));
   if (!status.ok() && !screenshot.isEmpty()) return trainscope::cli::Fail(status);
   window.show();

@@ -72,7 +72,8 @@ TEST_F(EmbeddedSourceTest, StepBackwardOpRunsExactlyOneBackwardOp) {
     }));
     return store_->snapshot();
   };
-  step();  // onto a backward op
+  const auto first = step();
+  EXPECT_TRUE(first->progress.has_backward_step) << "a step pauses after a backward op ran";
   const auto before = step();
   const auto after = step();
   const bool same_sample = after->progress.optimizer_step == before->progress.optimizer_step &&
@@ -80,10 +81,10 @@ TEST_F(EmbeddedSourceTest, StepBackwardOpRunsExactlyOneBackwardOp) {
   if (same_sample) {
     EXPECT_EQ(after->progress.done_ops.size(), before->progress.done_ops.size() + 1);
   } else {
-    // Paused before the sample's last backward op: the step runs it and stops before the first
-    // backward op of the next sample.
-    EXPECT_EQ(before->progress.done_ops.size(), 5u);
-    EXPECT_EQ(after->progress.done_ops.size(), 0u);
+    // Paused after the sample's last backward op: the step finishes the sample, runs the next
+    // forward pass and stops after the next sample's first backward op.
+    EXPECT_EQ(before->progress.done_ops.size(), 6u);
+    EXPECT_EQ(after->progress.done_ops.size(), 1u);
   }
 }
 

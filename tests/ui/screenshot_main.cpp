@@ -5,14 +5,17 @@
 //   xvfb-run -a -s "-screen 0 1600x1000x24" ui_screenshot out.png [--dark] [--overlay N] [--tab N]
 // --overlay picks the graph colouring (0 trainability, 1 gradient norm, 2 bytes, 3 update ratio),
 // --tab the gradients tab (0 per layer, 1 heatmap, 2 histogram), --memory-tab the memory tab
-// (0 timeline, 1 address map), --model a .circle/.tflite file instead of the generated model.
+// (0 timeline, 1 address map), --model a .circle/.tflite file instead of the generated model,
+// --view one of graph, memory, gradients, loss, layers to save only that view's dock.
 #include <QApplication>
+#include <QDockWidget>
 #include <QStandardPaths>
 #include <QStyleFactory>
 #include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
+#include <map>
 
 #include "engine/model/model.h"
 #include "tests/ui/test_models.h"
@@ -21,6 +24,7 @@
 #include "ui/views/graph_view.h"
 #include "ui/views/layers_model.h"
 #include "ui/views/layers_panel.h"
+#include "ui/views/loss_view.h"
 #include "ui/views/main_window.h"
 #include "ui/views/memory_view.h"
 
@@ -36,6 +40,7 @@ int main(int argc, char** argv) {
   int tab = 0;
   int memory_tab = 0;
   QString model_path;
+  QString view;
   const QStringList args = QApplication::arguments();
   for (int i = 1; i < args.size(); ++i) {
     if (args[i] == QLatin1String("--dark")) {
@@ -48,6 +53,8 @@ int main(int argc, char** argv) {
       model_path = args[++i];
     } else if (args[i] == QLatin1String("--memory-tab") && i + 1 < args.size()) {
       memory_tab = args[++i].toInt();
+    } else if (args[i] == QLatin1String("--view") && i + 1 < args.size()) {
+      view = args[++i];
     } else {
       output = args[i];
     }
@@ -115,8 +122,33 @@ int main(int argc, char** argv) {
   window.show();
   window.graphView()->fitToView();
 
+  QWidget* shot = &window;
+  if (!view.isEmpty()) {
+    const std::map<QString, QWidget*> views = {
+        {QStringLiteral("graph"), window.graphView()},
+        {QStringLiteral("memory"), window.memoryView()},
+        {QStringLiteral("gradients"), window.gradientsView()},
+        {QStringLiteral("loss"), window.lossView()},
+        {QStringLiteral("layers"), window.layersPanel()},
+    };
+    const auto found = views.find(view);
+    if (found == views.end()) {
+      std::fprintf(stderr, "unknown --view '%s' (graph, memory, gradients, loss, layers)\n",
+                   qPrintable(view));
+      return 2;
+    }
+    shot = found->second;
+    // The dock around the view, so the shot carries the view's title.
+    for (QWidget* parent = shot->parentWidget(); parent; parent = parent->parentWidget()) {
+      if (qobject_cast<QDockWidget*>(parent)) {
+        shot = parent;
+        break;
+      }
+    }
+  }
+
   QTimer::singleShot(1200, &window, [&] {
-    const bool saved = window.grab().save(output, "PNG");
+    const bool saved = shot->grab().save(output, "PNG");
     std::printf("%s %s\n", saved ? "wrote" : "could not write", qPrintable(output));
     app.exit(saved ? 0 : 1);
   });

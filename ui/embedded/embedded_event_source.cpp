@@ -5,14 +5,22 @@
 
 namespace trainscope {
 
+template <typename Check>
+std::optional<BreakpointHit> EmbeddedEventSource::checkBreakpoints(Check check) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return check(monitor_);
+}
+
 // Collects the trainer's events on the worker thread and publishes them in batches; forwards
 // the boundaries where the worker may pause.
 class EmbeddedEventSource::Bridge final : public TrainingObserver, public ExecutionGate {
  public:
   explicit Bridge(EmbeddedEventSource* owner) : owner_(owner) { since_publish_.start(); }
 
-  void BeforeBackwardStep(const BackwardStepEvent&) override {
-    owner_->reachBoundary(Boundary::kBackwardOp);
+  void BeforeBackwardStep(const BackwardStepEvent& event) override {
+    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
+        [&event](BreakpointMonitor& monitor) { return monitor.beforeBackwardStep(event); });
+    if (hit) owner_->breakAt(*hit);
   }
   void OnSample(const SampleEvent& event) override {
     Add(event);
@@ -23,10 +31,25 @@ class EmbeddedEventSource::Bridge final : public TrainingObserver, public Execut
     owner_->reachBoundary(Boundary::kBatch);
   }
   void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
-  void OnBackwardStep(const BackwardStepEvent& event) override { Add(event); }
+  void OnBackwardStep(const BackwardStepEvent& event) override {
+    Add(event);
+    // Step backward op pauses once the step has run, as the board agent and a replay do: the
+    // first step of a run and the last one of every sample are then visible too.
+    if (!event.begin) owner_->reachBoundary(Boundary::kBackwardOp);
+  }
   void OnMemory(const MemoryEvent& event) override { Add(event); }
-  void OnMemorySummary(const MemorySummaryEvent& event) override { Add(event); }
-  void OnGradientStats(const GradientStatsEvent& event) override { Add(event); }
+  void OnMemorySummary(const MemorySummaryEvent& event) override {
+    Add(event);
+    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
+        [&event](BreakpointMonitor& monitor) { return monitor.onMemorySummary(event); });
+    if (hit) owner_->breakAt(*hit);
+  }
+  void OnGradientStats(const GradientStatsEvent& event) override {
+    Add(event);
+    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
+        [&event](BreakpointMonitor& monitor) { return monitor.onGradientStats(event); });
+    if (hit) owner_->breakAt(*hit);
+  }
   void OnUpdateRatio(const UpdateRatioEvent& event) override { Add(event); }
   void OnLoss(const LossEvent& event) override { Add(event); }
   void OnMetric(const MetricEvent& event) override { Add(event); }
@@ -69,6 +92,13 @@ Status EmbeddedEventSource::load(Model model, EmbeddedSetup setup, const QString
   trainer_ = std::move(trainer);
   setup_ = std::move(setup);
   name_ = name;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Graph& graph = model_->graph();
+    monitor_.setOpCount(
+        graph.subgraphs.empty() ? 0 : static_cast<uint32_t>(graph.main().operators.size()));
+    monitor_.setBreakpoints(monitor_.breakpoints());  // re-arms the budget for the new run
+  }
   bridge_ = std::make_unique<Bridge>(this);
   trainer_->set_observer(bridge_.get());
   trainer_->set_gate(bridge_.get());
@@ -93,13 +123,17 @@ void EmbeddedEventSource::request(bool run, Boundary pause_at) {
 }
 
 void EmbeddedEventSource::start() {
+  startPausingAt(Boundary::kNone);
+}
+
+void EmbeddedEventSource::startPausingAt(Boundary pause_at) {
   if (!loaded()) {
     Q_EMIT errorOccurred(QStringLiteral("no model is loaded"));
     return;
   }
   if (worker_.joinable()) {
     if (state() != State::kStopped) {
-      resume();
+      request(true, pause_at);
       return;
     }
     worker_.join();  // the previous run finished its epochs
@@ -108,7 +142,7 @@ void EmbeddedEventSource::start() {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_requested_ = false;
     running_ = true;
-    pause_at_ = Boundary::kNone;
+    pause_at_ = pause_at;
   }
   setState(State::kRunning);
   worker_ = std::thread([this] { run(); });
@@ -122,18 +156,15 @@ void EmbeddedEventSource::resume() {
 }
 
 void EmbeddedEventSource::stepBackwardOp() {
-  if (!worker_.joinable()) start();
-  request(true, Boundary::kBackwardOp);
+  startPausingAt(Boundary::kBackwardOp);
 }
 
 void EmbeddedEventSource::stepSample() {
-  if (!worker_.joinable()) start();
-  request(true, Boundary::kSample);
+  startPausingAt(Boundary::kSample);
 }
 
 void EmbeddedEventSource::stepBatch() {
-  if (!worker_.joinable()) start();
-  request(true, Boundary::kBatch);
+  startPausingAt(Boundary::kBatch);
 }
 
 void EmbeddedEventSource::stop() {
@@ -154,6 +185,27 @@ void EmbeddedEventSource::setTrainability(uint32_t last_n,
   pending_trainability_ = true;
 }
 
+bool EmbeddedEventSource::setBreakpoints(const BreakpointSet& breakpoints) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  monitor_.setBreakpoints(breakpoints);
+  return true;
+}
+
+uint64_t EmbeddedEventSource::breakpointHitCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hit_count_;
+}
+
+std::optional<BreakpointHit> EmbeddedEventSource::lastBreakpointHit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_hit_;
+}
+
+QString EmbeddedEventSource::lastBreakpointReason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_hit_reason_;
+}
+
 bool EmbeddedEventSource::reachBoundary(Boundary boundary) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stop_requested_) return false;
@@ -162,14 +214,34 @@ bool EmbeddedEventSource::reachBoundary(Boundary boundary) {
     pause_at_ = Boundary::kNone;
   }
   if (running_) return true;
+  return waitWhilePaused(lock, nullptr, kNoOp);
+}
+
+bool EmbeddedEventSource::breakAt(const BreakpointHit& hit) {
+  const QString reason = DescribeHit(hit, &model_->graph());
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stop_requested_) return false;
+  running_ = false;  // a hit overrides a step in progress
+  pause_at_ = Boundary::kNone;
+  last_hit_ = hit;
+  last_hit_reason_ = reason;
+  ++hit_count_;
+  return waitWhilePaused(lock, &reason, hit.op_index);
+}
+
+bool EmbeddedEventSource::waitWhilePaused(std::unique_lock<std::mutex>& lock, const QString* reason,
+                                          uint32_t op) {
   lock.unlock();
+  if (reason != nullptr) bridge_->AddMessage(MessageLevel::kWarning, *reason);
   bridge_->Publish();
   setState(State::kPaused);
+  if (reason != nullptr) Q_EMIT breakpointHit(*reason, op);
   lock.lock();
   wake_.wait(lock, [this] { return running_ || stop_requested_; });
   const bool stopping = stop_requested_;
   lock.unlock();
   if (!stopping) setState(State::kRunning);
+  lock.lock();
   return !stopping;
 }
 

@@ -15,10 +15,27 @@ void EventSource::setState(State state) {
   Q_EMIT stateChanged(state);
 }
 
+void EventSource::setRecorder(std::shared_ptr<BatchRecorder> recorder) {
+  std::lock_guard<std::mutex> lock(recorder_mutex_);
+  recorder_ = std::move(recorder);
+}
+
+std::shared_ptr<BatchRecorder> EventSource::recorder() const {
+  std::lock_guard<std::mutex> lock(recorder_mutex_);
+  return recorder_;
+}
+
 void EventSource::publish(const EventBatch& batch) {
   if (batch.empty()) return;
+  if (const std::shared_ptr<BatchRecorder> recording = recorder()) recording->record(batch);
   store_->append(batch);
   Q_EMIT dataReady();
+}
+
+bool EventSource::setBreakpoints(const BreakpointSet&) {
+  Q_EMIT errorOccurred(
+      QStringLiteral("breakpoints are not supported by this source (%1)").arg(description()));
+  return false;
 }
 
 QString StateName(EventSource::State state) {

@@ -19,11 +19,21 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include "engine/core/events.h"
+#include "ui/session/breakpoints.h"
 #include "ui/session/trace_store.h"
 
 namespace trainscope {
+
+// Sees every batch a source publishes, on the publishing thread, before the store does (e.g. a
+// TraceRecorder writing the session to a file). Must not block for long.
+class BatchRecorder {
+ public:
+  virtual ~BatchRecorder() = default;
+  virtual void record(const EventBatch& batch) = 0;
+};
 
 class EventSource : public QObject {
   Q_OBJECT
@@ -39,6 +49,10 @@ class EventSource : public QObject {
   const std::shared_ptr<TraceStore>& store() const { return store_; }
   // A short user-facing name ("synthetic", "board on /dev/ttyACM0", "replay of run.tstrace").
   virtual QString description() const = 0;
+  // Hands every batch published from now on to `recorder` too (shared: a batch being recorded
+  // keeps it alive); null stops recording. Safe while the source runs.
+  void setRecorder(std::shared_ptr<BatchRecorder> recorder);
+  std::shared_ptr<BatchRecorder> recorder() const;
 
  public Q_SLOTS:
   virtual void start() = 0;
@@ -52,11 +66,17 @@ class EventSource : public QObject {
   virtual void stepBatch() = 0;
   virtual void stop() = 0;
   virtual void setTrainability(uint32_t last_n, const std::map<uint16_t, TrainRank>& ranks) = 0;
+  // Replaces the breakpoints; a hit pauses the run and emits breakpointHit(). The default
+  // answers errorOccurred("... not supported ...") and returns false.
+  virtual bool setBreakpoints(const trainscope::BreakpointSet& breakpoints);
 
  Q_SIGNALS:
   void stateChanged(trainscope::EventSource::State state);
   void errorOccurred(const QString& message);
   void dataReady();
+  // The run paused at a breakpoint: `reason` is user-facing (it also arrives in the store as a
+  // status message); `op_index` is the op to show, kNoOp when there is none.
+  void breakpointHit(const QString& reason, uint32_t op_index);
 
  protected:
   // Emits stateChanged() when the state differs.
@@ -67,6 +87,8 @@ class EventSource : public QObject {
  private:
   std::shared_ptr<TraceStore> store_;
   std::atomic<State> state_{State::kStopped};
+  mutable std::mutex recorder_mutex_;
+  std::shared_ptr<BatchRecorder> recorder_;
 };
 
 QString StateName(EventSource::State state);

@@ -2,12 +2,15 @@
 //
 // GradientsView: filling the three plots from a snapshot.
 #include <QComboBox>
+#include <QHelpEvent>
 #include <QLabel>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "engine/model/opcodes.h"
 #include "ui/views/format.h"
 #include "ui/views/gradients_view.h"
 #include "ui/views/qcustomplot_include.h"
@@ -16,12 +19,100 @@ namespace trainscope {
 namespace {
 
 constexpr int kMaxStepLabels = 10;
+constexpr double kPi = 3.14159265358979323846;
 
 QSharedPointer<QCPAxisTickerText> TextTicker(const QVector<QString>& labels, int every = 1) {
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   for (int i = 0; i < labels.size(); i += std::max(1, every)) ticker->addTick(i, labels[i]);
   return ticker;
 }
+
+// The per-layer tensor axis: names lie flat while each fits its slot, otherwise they turn by
+// kRotatedDegrees and only every k-th is kept, k the smallest step that keeps neighbouring
+// rotated labels a line height apart (the labels are parallel, so that distance is the slot
+// width times sin(angle)). Re-fitted after every layout, since the axis length follows the dock;
+// the full name of the tensor under the mouse shows in a tooltip. A child of the plot, created
+// on first use.
+class TensorAxisLabels : public QObject {
+ public:
+  static constexpr double kRotatedDegrees = -45.0;
+  static constexpr int kGapPixels = 3;
+
+  static TensorAxisLabels* Of(QCustomPlot* plot, QCPAxis* labelled, QCPAxis* follower) {
+    static const QString kName = QStringLiteral("trainscope-tensor-axis-labels");
+    for (QObject* child : plot->children()) {
+      if (child->objectName() == kName) return static_cast<TensorAxisLabels*>(child);
+    }
+    auto* labels = new TensorAxisLabels(plot, labelled, follower);
+    labels->setObjectName(kName);
+    return labels;
+  }
+
+  void setLabels(const QVector<QString>& labels, const QStringList& full_names) {
+    labels_ = labels;
+    full_names_ = full_names;
+    every_ = 0;  // force a new ticker
+    fit();
+  }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched != plot_ || event->type() != QEvent::ToolTip) return false;
+    const auto* help = static_cast<QHelpEvent*>(event);
+    const QRect rect = labelled_->axisRect()->rect();
+    const int x = help->pos().x();
+    const int key = static_cast<int>(std::lround(labelled_->pixelToCoord(x)));
+    if (x >= rect.left() && x <= rect.right() && key >= 0 && key < full_names_.size()) {
+      QToolTip::showText(help->globalPos(), full_names_[key], plot_);
+    } else {
+      QToolTip::hideText();
+      event->ignore();
+    }
+    return true;
+  }
+
+ private:
+  TensorAxisLabels(QCustomPlot* plot, QCPAxis* labelled, QCPAxis* follower)
+      : QObject(plot), plot_(plot), labelled_(labelled), follower_(follower) {
+    plot_->installEventFilter(this);
+    connect(plot_, &QCustomPlot::afterLayout, this, [this] {
+      if (fit()) plot_->replot(QCustomPlot::rpQueuedReplot);
+    });
+  }
+
+  // True when the ticks or the rotation changed.
+  bool fit() {
+    const auto count = static_cast<int>(labels_.size());
+    const QFontMetrics metrics(labelled_->tickLabelFont());
+    const double slot = count > 0 ? labelled_->axisRect()->width() / static_cast<double>(count) : 0;
+    int widest = 0;
+    for (const QString& label : labels_)
+      widest = std::max(widest, metrics.horizontalAdvance(label));
+    double rotation = 0.0;
+    int every = 1;
+    if (slot < widest + kGapPixels) {
+      rotation = kRotatedDegrees;
+      const double apart = slot * std::sin(std::abs(rotation) * kPi / 180.0);
+      const double needed = metrics.height() + kGapPixels;
+      every = apart > 0 ? std::max(1, static_cast<int>(std::ceil(needed / apart))) : count;
+    }
+    every = std::max(1, every);
+    if (every == every_ && rotation == labelled_->tickLabelRotation()) return false;
+    every_ = every;
+    labelled_->setTickLabelRotation(rotation);
+    const auto ticker = TextTicker(labels_, every);
+    labelled_->setTicker(ticker);
+    follower_->setTicker(ticker);
+    return true;
+  }
+
+  QCustomPlot* plot_;
+  QCPAxis* labelled_;
+  QCPAxis* follower_;
+  QVector<QString> labels_;
+  QStringList full_names_;
+  int every_ = 0;
+};
 
 // A log axis range that shows every positive value with some room.
 QCPRange LogRange(double low, double high) {
@@ -99,13 +190,29 @@ void GradientsView::rebuildLayers(const TraceSnapshot& snapshot) {
   const QCPRange ratio_range = LogRange(std::min(ratio_low, 1e-3), std::max(ratio_high, 1e-3));
   ratio_rect_->axis(QCPAxis::atLeft)->setRange(ratio_range);
   const double count = std::max(1.0, static_cast<double>(labels.size()));
-  const int every = labels.size() > 24 ? static_cast<int>(labels.size() / 24) + 1 : 1;
   for (QCPAxisRect* rect : {norm_rect, ratio_rect_}) {
-    QCPAxis* axis = rect->axis(QCPAxis::atBottom);
-    axis->setTicker(TextTicker(labels, every));
-    axis->setRange(-0.6, count - 0.4);
+    rect->axis(QCPAxis::atBottom)->setRange(-0.6, count - 0.4);
   }
-  ratio_rect_->axis(QCPAxis::atBottom)->setTickLabelRotation(labels.size() > 6 ? -35 : 0);
+  QStringList full_names;
+  for (const TensorGradient& tensor : snapshot.tensors) {
+    QString name = QStringLiteral("t%1").arg(tensor.tensor);
+    QString opcode;
+    if (!graph_.subgraphs.empty()) {
+      const Subgraph& main = graph_.main();
+      if (tensor.tensor >= 0 && static_cast<size_t>(tensor.tensor) < main.tensors.size())
+        name = QString::fromStdString(main.tensors[static_cast<size_t>(tensor.tensor)].name);
+      if (tensor.op_index < main.operators.size())
+        opcode = QLatin1String(OpcodeName(main.operators[tensor.op_index].opcode));
+    }
+    full_names << tr("%1 (tensor %2)\nop #%3 %4")
+                      .arg(name)
+                      .arg(tensor.tensor)
+                      .arg(tensor.op_index)
+                      .arg(opcode);
+  }
+  TensorAxisLabels::Of(layers_plot_, ratio_rect_->axis(QCPAxis::atBottom),
+                       norm_rect->axis(QCPAxis::atBottom))
+      ->setLabels(labels, full_names);
   norm_rect->axis(QCPAxis::atTop)
       ->setLabel(snapshot.latest_gradient_step > 0
                      ? tr("optimizer step %1").arg(snapshot.latest_gradient_step)

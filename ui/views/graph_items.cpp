@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kRadius = 7.0;
 constexpr double kArrowSize = 7.0;
+const QColor kBreakpointRed(220, 40, 40);
 
 QPainterPath SmoothRoute(const std::vector<LayoutPoint>& points) {
   QPainterPath path;
@@ -36,7 +37,7 @@ bool NodeLook::operator==(const NodeLook& other) const {
   return title == other.title && subtitle == other.subtitle && detail == other.detail &&
          fill == other.fill && text == other.text && border == other.border &&
          accent == other.accent && done == other.done && current == other.current &&
-         done_mark == other.done_mark && warning == other.warning;
+         done_mark == other.done_mark && warning == other.warning && breakpoint == other.breakpoint;
 }
 
 OpNodeItem::OpNodeItem(int node, const QSizeF& size) : node_(node), size_(size) {
@@ -98,6 +99,12 @@ void OpNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
   painter->drawText(QRectF(text_box.left(), text_box.top() + 2 * line, text_box.width(), line),
                     Qt::AlignLeft | Qt::AlignVCenter, look_.detail);
 
+  if (look_.breakpoint) {
+    // Sits on the left edge like a debugger's gutter dot, clear of the title.
+    painter->setPen(QPen(look_.border, 1.0));
+    painter->setBrush(kBreakpointRed);
+    painter->drawEllipse(QPointF(box.left(), 0.0), 4.5, 4.5);
+  }
   if (look_.warning) {
     const QRectF badge(box.right() - 20, box.top() + 4, 16, 16);
     painter->setPen(Qt::NoPen);

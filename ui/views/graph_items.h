@@ -29,7 +29,8 @@ struct NodeLook {
   QColor done;    // the finished mark
   bool current = false;
   bool done_mark = false;
-  bool warning = false;  // NaN/Inf seen in this op's gradients
+  bool warning = false;     // NaN/Inf seen in this op's gradients
+  bool breakpoint = false;  // a breakpoint before this op's backward step: a red dot
 
   bool operator==(const NodeLook& other) const;
   bool operator!=(const NodeLook& other) const { return !(*this == other); }

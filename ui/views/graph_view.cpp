@@ -164,6 +164,12 @@ void GraphView::setTrainability(const TrainabilityConfig& config) {
   rebuildScene();
 }
 
+void GraphView::setBreakpointOps(const std::set<uint32_t>& ops) {
+  if (ops == breakpoint_ops_) return;
+  breakpoint_ops_ = ops;
+  updateLooks();
+}
+
 void GraphView::setOrder(LayoutOrder order) {
   if (order == order_) return;
   order_ = order;

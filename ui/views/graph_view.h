@@ -22,6 +22,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "engine/model/graph.h"
@@ -69,6 +70,8 @@ class GraphView : public QWidget {
   void setStore(std::shared_ptr<TraceStore> store);
   // The trainability the source runs with (colours, backward range, frozen prefix).
   void setTrainability(const TrainabilityConfig& config);
+  // Ops with a breakpoint before their backward step carry a red dot.
+  void setBreakpointOps(const std::set<uint32_t>& ops);
 
   void setOrder(LayoutOrder order);
   LayoutOrder order() const { return order_; }
@@ -127,6 +130,7 @@ class GraphView : public QWidget {
   std::vector<double> bytes_of_op_;  // allocated in the op's steps, latest train step
   int current_op_ = -1;
   std::vector<int> done_ops_;
+  std::set<uint32_t> breakpoint_ops_;
   bool suppress_selection_signal_ = false;
   bool fit_pending_ = true;
 

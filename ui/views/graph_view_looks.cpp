@@ -114,6 +114,7 @@ NodeLook GraphView::lookOfNode(int node, const TraceSnapshot* snapshot, double l
     look.current = look.current || op == current_op_;
     look.done_mark =
         look.done_mark || std::find(done_ops_.begin(), done_ops_.end(), op) != done_ops_.end();
+    look.breakpoint = look.breakpoint || breakpoint_ops_.count(static_cast<uint32_t>(op)) > 0;
   }
   double value = kNoValue;
   for (int op : ops) {
@@ -204,6 +205,7 @@ void GraphView::updateLegend() {
       {theme.accent, tr("current backward op"), true},
       {theme.done, tr("backward done this sample"), false},
   };
+  if (!breakpoint_ops_.empty()) marks.push_back({QColor(220, 40, 40), tr("breakpoint"), false});
   if (overlay_ == Overlay::kTrainability) {
     std::vector<GraphLegend::Entry> entries = {
         {theme.trainable, tr("trains: ALL"), false},

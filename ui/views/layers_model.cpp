@@ -92,13 +92,19 @@ bool LayersModel::differsFromApplied(int op) const {
          (a.trainable && a.rank != b.rank);
 }
 
-void LayersModel::makeRanksExplicit() {
-  if (!pending_.op_ranks.empty()) return;
+std::map<uint16_t, TrainRank> LayersModel::pendingAsRanks() const {
+  if (!pending_.op_ranks.empty()) return pending_.op_ranks;
+  std::map<uint16_t, TrainRank> ranks;
   for (size_t k = 0; k < resolved_.size(); ++k) {
     if (resolved_[k].trainable && hasWeights(static_cast<int>(k))) {
-      pending_.op_ranks[static_cast<uint16_t>(k)] = resolved_[k].rank;
+      ranks[static_cast<uint16_t>(k)] = resolved_[k].rank;
     }
   }
+  return ranks;
+}
+
+void LayersModel::makeRanksExplicit() {
+  if (pending_.op_ranks.empty()) pending_.op_ranks = pendingAsRanks();
 }
 
 int LayersModel::rowCount(const QModelIndex& parent) const {

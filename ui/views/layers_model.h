@@ -37,6 +37,9 @@ class LayersModel : public QAbstractTableModel {
   void setApplied(const TrainabilityConfig& config);
   const TrainabilityConfig& applied() const { return applied_; }
   void setLastN(uint32_t last_n);
+  // The pending choice as an explicit rank map: its own map, or - for "last N" - the ops with
+  // weights that train, at rank ALL (what a train-config file needs).
+  std::map<uint16_t, TrainRank> pendingAsRanks() const;
   void setWarning(int op, const QString& text);  // empty text clears it
   void clearWarnings();
   const std::vector<OpTrainability>& resolved() const { return resolved_; }

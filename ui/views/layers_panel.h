@@ -9,6 +9,13 @@
 // Apply emits trainabilityApplied(last_n, ranks) - the owner forwards it to the EventSource,
 // which applies it at the next optimizer step - and Revert returns to the applied choice.
 //
+// Files (layers_panel_files.cpp): an onert-micro train-config file (magic 29) or a model's
+// CIRCLE_TRAINING metadata loads as a pending edit, previewed like any other, for the user to
+// apply; a bad file changes nothing and its message (what, where) shows under the buttons.
+// Saving writes the pending choice atomically (temporary file renamed into place): a
+// train-config as explicit ranks, or the model file (setModelFile) with CIRCLE_TRAINING set from
+// setTrainingOptions() and the pending choice.
+//
 //   LayersPanel panel;
 //   panel.setGraph(model.graph());
 //   panel.setEstimator([&](uint32_t n, const TrainRankMap& ranks) { return planner.Estimate(n,
@@ -24,6 +31,8 @@
 #include <functional>
 #include <map>
 
+#include "engine/core/status.h"
+#include "engine/core/training_options.h"
 #include "engine/model/graph.h"
 #include "ui/session/trainability.h"
 
@@ -62,6 +71,16 @@ class LayersPanel : public QWidget {
   const TrainabilityConfig& pendingTrainability() const;
   void setOpWarning(int op, const QString& text);
   void clearOpWarnings();
+  // What "Save model with training metadata" starts from and writes.
+  void setModelFile(const QString& path) { model_file_ = path; }
+  void setTrainingOptions(const TrainingOptions& options) { training_options_ = options; }
+
+  // The file actions behind the buttons (which only ask for the path). Each shows its outcome
+  // in fileMessageLabel() and returns it.
+  Status loadTrainConfig(const QString& path);
+  Status saveTrainConfig(const QString& path) const;
+  Status loadTrainingMetadata(const QString& model_path);
+  Status saveModelWithTrainingMetadata(const QString& path) const;
 
   LayersModel* model() const { return model_; }
   QTableView* table() const { return table_; }
@@ -69,6 +88,7 @@ class LayersPanel : public QWidget {
   QLabel* previewLabel() const { return preview_; }
   QPushButton* applyButton() const { return apply_button_; }
   QPushButton* revertButton() const { return revert_button_; }
+  QLabel* fileMessageLabel() const { return file_message_; }
 
  public Q_SLOTS:
   void apply();
@@ -82,6 +102,9 @@ class LayersPanel : public QWidget {
  private:
   void updatePreview();
   Estimate estimate(const TrainabilityConfig& config) const;
+  QLayout* createFileButtons();
+  void setPendingFromFile(const TrainabilityConfig& config);
+  Status report(Status status, const QString& success) const;
 
   LayersModel* model_ = nullptr;
   QTableView* table_ = nullptr;
@@ -89,7 +112,10 @@ class LayersPanel : public QWidget {
   QLabel* preview_ = nullptr;
   QPushButton* apply_button_ = nullptr;
   QPushButton* revert_button_ = nullptr;
+  QLabel* file_message_ = nullptr;
   Estimator estimator_;
+  QString model_file_;
+  TrainingOptions training_options_;
   bool selecting_ = false;
 };
 

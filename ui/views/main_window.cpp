@@ -36,6 +36,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(placeholder);
 
   createDocks();
+  createBreakpoints();
   createActions();
   createMenus();
   createStatusBar();
@@ -215,6 +216,8 @@ void MainWindow::createMenus() {
        {run_action_, pause_action_, step_op_action_, step_sample_action_, step_batch_action_}) {
     debug->addAction(action);
   }
+  debug->addSeparator();
+  debug->addAction(toggle_breakpoint_action_);
   debug->addSeparator();
   debug->addAction(stop_action_);
 

@@ -8,6 +8,13 @@
 // the owner's job, which then calls setGraph() and addRecentFile(). Colours follow the system
 // palette unless View > Theme overrides it.
 //
+// Breakpoints: the Breakpoints dock edits them (op, NaN/Inf, gradient threshold, RAM budget
+// shared with the memory view), Debug > Toggle Breakpoint (F9) toggles the graph's selected ops,
+// and the graph marks them with a red dot. They go to the source, are kept per model path in
+// QSettings, and a hit (EventSource::breakpointHit) shows its reason in the status bar until the
+// run goes on, selects the op in the graph and the panels, selects the reason in the message list
+// and refreshes the memory view (its cursor is at the tick that paused).
+//
 // The window does not own the source (the owner does) and shares the TraceStore with it.
 //
 //   MainWindow window;
@@ -37,6 +44,7 @@ namespace trainscope {
 class GradientsView;
 class GraphView;
 class LayersPanel;
+class BreakpointsPanel;
 class LossView;
 class MemoryView;
 class SnapshotFollower;
@@ -72,11 +80,17 @@ class MainWindow : public QMainWindow {
   GradientsView* gradientsView() const { return gradients_view_; }
   LossView* lossView() const { return loss_view_; }
   LayersPanel* layersPanel() const { return layers_panel_; }
+  BreakpointsPanel* breakpointsPanel() const { return breakpoints_panel_; }
+  QAction* toggleBreakpointAction() const { return toggle_breakpoint_action_; }
   // The status bar fields, for tests.
   QString statusText() const;
 
  Q_SIGNALS:
   void openRequested(const QString& path);
+  // File > Open or a drop named a recorded session (.tstrace); replaying is the owner's job.
+  void openTraceRequested(const QString& path);
+  // setEventSource() installed `source` (may be null), e.g. so a recorder can attach to it.
+  void eventSourceChanged(trainscope::EventSource* source);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -100,6 +114,14 @@ class MainWindow : public QMainWindow {
   void openFileDialog();
   void applyTheme();
   static bool IsModelFile(const QString& path);
+  // Breakpoints (main_window_breakpoints.cpp).
+  void createBreakpoints();
+  void connectBreakpoints();
+  void loadBreakpoints(const Graph& graph, const QString& path);
+  void applyBreakpoints(const BreakpointSet& set);
+  void toggleBreakpointOnSelection();
+  void showBreakpointHit(const QString& reason, uint32_t op_index);
+  void showOps(const QList<int>& ops);
 
   std::shared_ptr<TraceStore> store_;
   QPointer<EventSource> source_;
@@ -115,6 +137,10 @@ class MainWindow : public QMainWindow {
   LossView* loss_view_ = nullptr;
   LayersPanel* layers_panel_ = nullptr;
   QListWidget* messages_ = nullptr;
+  BreakpointsPanel* breakpoints_panel_ = nullptr;
+  QAction* toggle_breakpoint_action_ = nullptr;
+  bool source_has_breakpoints_ = false;
+  QString shown_hit_;
   std::vector<QDockWidget*> docks_;
   QByteArray default_state_;
   bool geometry_restored_ = false;

@@ -61,6 +61,7 @@ void MainWindow::setGraph(const Graph& graph, const QString& path) {
   memory_view_->setGraph(graph);
   gradients_view_->setGraph(graph);
   layers_panel_->setGraph(graph);
+  loadBreakpoints(graph, path);
   graph_view_->setTrainability(layers_panel_->appliedTrainability());
   const QString name = path.isEmpty() ? tr("untitled model") : QFileInfo(path).fileName();
   setWindowTitle(tr("%1 — TrainScope").arg(name));
@@ -73,8 +74,10 @@ void MainWindow::setEventSource(EventSource* source) {
     connect(source_, &EventSource::stateChanged, this, &MainWindow::updateActions);
     connect(source_, &EventSource::errorOccurred, this, &MainWindow::showSourceError);
     if (!store_ || store_ != source_->store()) setStore(source_->store());
+    connectBreakpoints();
   }
   updateActions();
+  Q_EMIT eventSourceChanged(source_);
 }
 
 void MainWindow::runOrContinue() {
@@ -152,7 +155,8 @@ QString MainWindow::statusText() const {
 
 bool MainWindow::IsModelFile(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  return suffix == QLatin1String("circle") || suffix == QLatin1String("tflite");
+  return suffix == QLatin1String("circle") || suffix == QLatin1String("tflite") ||
+         suffix == QLatin1String("tstrace");
 }
 
 void MainWindow::openFileDialog() {
@@ -160,8 +164,13 @@ void MainWindow::openFileDialog() {
   const QString dir =
       recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.front()).absolutePath();
   const QString path = QFileDialog::getOpenFileName(
-      this, tr("Open Model"), dir, tr("Models (*.circle *.tflite);;All files (*)"));
-  if (!path.isEmpty()) Q_EMIT openRequested(path);
+      this, tr("Open Model"), dir,
+      tr("Models and traces (*.circle *.tflite *.tstrace);;All files (*)"));
+  if (path.endsWith(QLatin1String(".tstrace"), Qt::CaseInsensitive)) {
+    Q_EMIT openTraceRequested(path);
+  } else if (!path.isEmpty()) {
+    Q_EMIT openRequested(path);
+  }
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -178,6 +187,10 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls()) {
     if (url.isLocalFile() && IsModelFile(url.toLocalFile())) {
       event->acceptProposedAction();
+      if (url.toLocalFile().endsWith(QLatin1String(".tstrace"), Qt::CaseInsensitive)) {
+        Q_EMIT openTraceRequested(url.toLocalFile());
+        return;
+      }
       Q_EMIT openRequested(url.toLocalFile());
       return;
     }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Regenerates docs/screenshots: the whole window and every view, light and dark, under Xvfb,
+# fed by the synthetic stream on the generated convolutional model, plus the real app training
+# the bundled demo. Needs a built dev tree (cmake --preset dev && cmake --build --preset dev).
+#
+#   scripts/take-screenshots.sh [BUILD_DIR]
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build/dev}"
+out="$root/docs/screenshots"
+shot="$build/tests/ui/ui_screenshot"
+app="$build/app/gui/trainscope"
+for tool in "$shot" "$app"; do
+  [[ -x "$tool" ]] || { echo "error: $tool is not built (build the dev preset first)" >&2; exit 1; }
+done
+command -v xvfb-run >/dev/null || { echo "error: xvfb-run is missing (apt install xvfb)" >&2; exit 1; }
+mkdir -p "$out"
+
+run() { xvfb-run -a -s "-screen 0 1600x1000x24" "$@" >/dev/null; }
+
+for theme in light dark; do
+  flag=()
+  [[ $theme == dark ]] && flag=(--dark)
+  run "$shot" "$out/window-$theme.png" "${flag[@]}"
+  run "$shot" "$out/graph-backward-$theme.png" --view graph --overlay 1 "${flag[@]}"
+  run "$shot" "$out/memory-timeline-$theme.png" --view memory --memory-tab 0 "${flag[@]}"
+  run "$shot" "$out/memory-address-map-$theme.png" --view memory --memory-tab 1 "${flag[@]}"
+  run "$shot" "$out/gradients-per-layer-$theme.png" --view gradients --tab 0 "${flag[@]}"
+  run "$shot" "$out/gradients-heatmap-$theme.png" --view gradients --tab 1 "${flag[@]}"
+  run "$shot" "$out/gradients-histogram-$theme.png" --view gradients --tab 2 "${flag[@]}"
+  run "$shot" "$out/loss-$theme.png" --view loss "${flag[@]}"
+  run "$shot" "$out/layers-$theme.png" --view layers "${flag[@]}"
+done
+run "$app" --screenshot "$out/main-window-demo.png" --steps 40
+ls -1 "$out"

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Records a short embedded training run of the test ConvNet to a trace, keeping the live store
+// and every event the source published, so replay tests can compare against the real thing.
+#pragma once
+
+#include <QApplication>
+#include <QByteArray>
+#include <QTemporaryDir>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "tests/engine/exec/test_models.h"
+#include "ui/embedded/embedded_event_source.h"
+#include "ui/replay/trace_index.h"
+#include "ui/replay/trace_recorder.h"
+#include "ui/session/trace_store.h"
+
+namespace trainscope::testing {
+
+// Widgets need an application; created once per test binary, offscreen.
+inline QApplication* TestApp() {
+  static int argc = 1;
+  static char name[] = "replay_test";
+  static char* argv[] = {name, nullptr};
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  static QApplication* app = new QApplication(argc, argv);
+  return app;
+}
+
+// Keeps every published batch in order, then hands it on to the real recorder.
+class TeeRecorder final : public BatchRecorder {
+ public:
+  explicit TeeRecorder(std::shared_ptr<TraceRecorder> next) : next_(std::move(next)) {}
+  void record(const EventBatch& batch) override {
+    AppendEvents(batch, 0, batch.order.size(), &all);
+    next_->record(batch);
+  }
+  EventBatch all;
+
+ private:
+  std::shared_ptr<TraceRecorder> next_;
+};
+
+struct RecordedRun {
+  QString path;
+  std::shared_ptr<TraceStore> live;
+  EventBatch published;  // every event the source published after the recorder was attached
+  Status recorder_status;
+  uint64_t model_hash = 0;
+};
+
+// Trains `epochs` epochs over 6 samples (batch 2) with the trainability given, to the end.
+inline RecordedRun RecordConvNetRun(const QString& dir, const QString& name,
+                                    TrainabilityConfig trainability = TrainabilityConfig(),
+                                    uint32_t epochs = 2) {
+  RecordedRun run;
+  run.live = std::make_shared<TraceStore>();
+  EmbeddedEventSource source(run.live);
+  EmbeddedSetup setup;
+  setup.options.loss = LossKind::kSparseCrossEntropy;
+  setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
+  setup.options.optimizer = OptimizerKind::kAdam;
+  setup.options.batch_size = 2;
+  setup.options.epochs = epochs;
+  setup.trainability = trainability;
+  setup.train = ConvNetData(6);
+  Model model = ConvNet();
+  const Graph graph = model.graph();
+  run.model_hash = wire::ModelHash(model.bytes().data(), model.bytes().size());
+  if (!source.load(std::move(model), setup, name).ok()) return run;
+  run.path = TraceRecorder::MakeRecordingPath(dir, name);
+  auto recorder = std::make_shared<TraceRecorder>(run.path, graph, run.model_hash);
+  auto tee = std::make_shared<TeeRecorder>(recorder);
+  source.setRecorder(tee);
+  source.start();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  // The worker sets kStopped as its very last step; join() in stop() then waits for it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  while (source.state() != EventSource::State::kStopped &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  source.stop();
+  recorder->close();
+  run.recorder_status = recorder->status();
+  run.published = tee->all;
+  return run;
+}
+
+}  // namespace trainscope::testing

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// TraceIndex: a trace file read once into memory and indexed for replay. Every frame goes through
+// the live link's decoder and wire::MessageRouter into an EventCollector, so `events` holds the
+// session in arrival order exactly as a device source would have stored it (LOG frames become
+// status messages). The boundaries a debugger stops at are indexed as positions in
+// `events.order`: the position just after each BACKWARD_STEP end, SAMPLE end and OPTIMIZER_STEP,
+// so seeking is a binary search plus one SliceEvents().
+//
+// Damage is never fatal: bad frames, sequence gaps, undecodable payloads and a torn last frame
+// (a killed recorder) are skipped and counted in `skips`; only a missing or unreadable header
+// fails.
+//
+//   TraceIndex index;
+//   if (Status s = IndexTrace(path, &index); !s.ok()) return s;
+//   store->append(SliceEvents(index.events, 0, index.backward_ends[9]));  // after 10 steps
+#pragma once
+
+#include <QString>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/core/status.h"
+#include "engine/model/graph.h"
+#include "serial/protocol/messages.h"
+#include "serial/trace/trace_file.h"
+#include "ui/session/event_batch.h"
+
+namespace trainscope {
+
+// What a replay could not use.
+struct ReplaySkips {
+  uint64_t frames_bad = 0;          // CRC, COBS or length failures
+  uint64_t frames_dropped = 0;      // sequence numbers missing between good frames
+  uint64_t unknown_types = 0;       // good frames of types this version does not know
+  uint64_t malformed_payloads = 0;  // good frames whose payload did not decode
+  size_t torn_tail_bytes = 0;       // a last frame without its delimiter
+  bool any() const;
+  // "1 torn frame (17 bytes) at the end, 2 bad frames skipped"; empty when nothing was skipped.
+  QString describe() const;
+};
+
+struct TraceIndex {
+  QString path;
+  TraceHeader header;
+  EventBatch events;
+  std::vector<size_t> backward_ends;    // order position after each BACKWARD_STEP end event
+  std::vector<size_t> sample_ends;      // after each SAMPLE end event
+  std::vector<size_t> optimizer_steps;  // after each OPTIMIZER_STEP event
+  QString agent_name;                   // from HELLO
+  bool announced = false;               // a MODEL_ANNOUNCE arrived
+  uint64_t announced_hash = 0;
+  uint32_t tensor_count = 0;
+  std::vector<wire::OpSummary> ops;  // as announced, by op index
+  std::map<uint32_t, std::string> tensor_names;
+  std::map<uint32_t, std::string> op_names;
+  ReplaySkips skips;
+
+  size_t eventCount() const { return events.order.size(); }
+  // The model hash of the header, or of MODEL_ANNOUNCE when the header has none.
+  uint64_t modelHash() const { return header.model_hash ? header.model_hash : announced_hash; }
+};
+
+Status IndexTrace(const QString& path, TraceIndex* out);
+// The same from bytes already in memory (header included); `name` appears in messages.
+Status IndexTraceBytes(const uint8_t* data, size_t size, const QString& name, TraceIndex* out);
+
+// Events [begin, end) of `all` in their order, as a batch of their own.
+EventBatch SliceEvents(const EventBatch& all, size_t begin, size_t end);
+void AppendEvents(const EventBatch& all, size_t begin, size_t end, EventBatch* to);
+
+// A Graph with the announced operators only (opcodes, interned names as output tensors), for
+// showing a trace whose model file is not at hand. Empty when nothing was announced.
+Graph GraphFromAnnouncement(const TraceIndex& index);
+
+}  // namespace trainscope

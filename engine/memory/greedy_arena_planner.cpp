@@ -13,11 +13,6 @@ namespace {
 
 constexpr uint32_t kSearchIterations = 256;
 
-struct Placed {
-  uint64_t offset;
-  uint64_t size;
-};
-
 // Small deterministic generator: plans must not change from run to run.
 class XorShift {
  public:
@@ -45,44 +40,45 @@ Status GreedyArenaPlanner::Add(uint64_t bytes, uint32_t first_tick, uint32_t las
 }
 
 uint64_t GreedyArenaPlanner::PlaceInOrder(const std::vector<uint32_t>& order, bool best_fit,
+                                          uint64_t give_up_above, std::vector<Slot>* slots,
                                           std::vector<uint64_t>* offsets) const {
   offsets->assign(buffers_.size(), 0);
-  std::vector<uint32_t> placed;
-  placed.reserve(order.size());
-  std::vector<Placed> conflicts;
+  slots->clear();
   uint64_t arena = 0;
   for (uint32_t id : order) {
     const Buffer& buffer = buffers_[id];
     if (buffer.size == 0) continue;
-    conflicts.clear();
-    for (uint32_t other : placed) {
-      const Buffer& o = buffers_[other];
-      if (o.first_tick <= buffer.last_tick && buffer.first_tick <= o.last_tick) {
-        conflicts.push_back(Placed{(*offsets)[other], o.size});
-      }
-    }
-    std::sort(conflicts.begin(), conflicts.end(),
-              [](const Placed& a, const Placed& b) { return a.offset < b.offset; });
+    // Walk the placed buffers bottom-up, skipping those that never meet this one. Slots with
+    // equal offsets may come in any order: after the first, the cursor is past their offset,
+    // so they only move it to the highest end, which does not depend on the order.
     uint64_t cursor = 0;
     uint64_t chosen = 0;
     uint64_t chosen_gap = 0;
     bool found = false;
-    for (const Placed& c : conflicts) {
-      if (c.offset >= cursor) {
-        const uint64_t gap = c.offset - cursor;
+    for (const Slot& slot : *slots) {
+      if (slot.first_tick > buffer.last_tick || buffer.first_tick > slot.last_tick) continue;
+      if (slot.offset >= cursor) {
+        const uint64_t gap = slot.offset - cursor;
         if (gap >= buffer.size && (!found || (best_fit && gap < chosen_gap))) {
           chosen = cursor;
           chosen_gap = gap;
           found = true;
-          if (!best_fit) break;
+          // First fit takes the lowest gap; best fit cannot beat an exact fit (ties keep the
+          // lower gap).
+          if (!best_fit || gap == buffer.size) break;
         }
       }
-      cursor = std::max(cursor, c.offset + c.size);
+      cursor = std::max(cursor, slot.end);
     }
     if (!found) chosen = cursor;
     (*offsets)[id] = chosen;
     arena = std::max(arena, chosen + buffer.size);
-    placed.push_back(id);
+    if (arena > give_up_above) return arena;
+    const auto position =
+        std::upper_bound(slots->begin(), slots->end(), chosen,
+                         [](uint64_t offset, const Slot& slot) { return offset < slot.offset; });
+    slots->insert(position,
+                  Slot{chosen, chosen + buffer.size, buffer.first_tick, buffer.last_tick});
   }
   return arena;
 }
@@ -144,12 +140,20 @@ Status GreedyArenaPlanner::PlanAll() {
   bool best_fit_mode = true;
   uint64_t best = 0;
   std::vector<uint64_t> offsets, best_offsets;
+  std::vector<Slot> slots;
+  slots.reserve(m);
   bool first_try = true;
+  // Every valid placement needs at least the lower bound, and only a strictly smaller arena
+  // replaces the best, so once the best reaches the bound no later pass can change the plan.
+  auto settled = [&] { return !first_try && best <= lower_bound_; };
   for (const auto& ordering : orderings) {
+    if (settled()) break;
     std::vector<uint32_t> order = identity;
     std::stable_sort(order.begin(), order.end(), ordering.second);
     for (bool best_fit : {true, false}) {
-      const uint64_t arena = PlaceInOrder(order, best_fit, &offsets);
+      if (settled()) break;
+      const uint64_t give_up_above = first_try ? UINT64_MAX : best - 1;
+      const uint64_t arena = PlaceInOrder(order, best_fit, give_up_above, &slots, &offsets);
       if (first_try || arena < best) {
         first_try = false;
         best = arena;
@@ -173,7 +177,7 @@ Status GreedyArenaPlanner::PlanAll() {
     const uint32_t b = random.Below(m);
     if (a == b) continue;
     std::swap(order[a], order[b]);
-    const uint64_t arena = PlaceInOrder(order, best_fit_mode, &offsets);
+    const uint64_t arena = PlaceInOrder(order, best_fit_mode, current, &slots, &offsets);
     if (arena <= current) {
       current = arena;
       if (arena < best) {

@@ -7,7 +7,10 @@
 // spans). A bounded, deterministic local search then swaps neighbours of the best order while
 // the arena is above the lower bound. The smallest arena wins; offsets are 16-byte aligned.
 //
-// Cost: O(strategies x m^2 log m) for m buffers; a few hundred buffers plan in milliseconds.
+// Cost: O(m^2) per placement pass for m buffers (the placed buffers are kept sorted by offset,
+// so each placement is one linear walk), for up to 10 greedy passes plus the search's passes;
+// passes stop as soon as their arena can no longer be accepted, and none run once an arena
+// equals the lower bound. 2400 buffers (a 300-operator train step) plan in a few milliseconds.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +51,22 @@ class GreedyArenaPlanner final : public ArenaPlanner {
     uint32_t last_tick;
   };
 
+  // A placed buffer in the pass's offset-sorted list: walking it in order visits the gaps
+  // bottom-up without sorting the conflicts of every buffer again.
+  struct Slot {
+    uint64_t offset;
+    uint64_t end;
+    uint32_t first_tick;
+    uint32_t last_tick;
+  };
+
   Status Add(uint64_t bytes, uint32_t first_tick, uint32_t last_tick, uint32_t* id);
   Status PlanAll();
-  // Places the buffers in `order`; returns the arena size and fills `offsets` (by id).
-  uint64_t PlaceInOrder(const std::vector<uint32_t>& order, bool best_fit,
-                        std::vector<uint64_t>* offsets) const;
+  // Places the buffers in `order`; returns the arena size and fills `offsets` (by id). Stops as
+  // soon as the arena exceeds `give_up_above` (the caller would reject the result anyway) and
+  // then returns that larger size with `offsets` incomplete. `slots` is scratch, reused.
+  uint64_t PlaceInOrder(const std::vector<uint32_t>& order, bool best_fit, uint64_t give_up_above,
+                        std::vector<Slot>* slots, std::vector<uint64_t>* offsets) const;
 
   std::vector<Buffer> buffers_;
   std::vector<uint64_t> offsets_;

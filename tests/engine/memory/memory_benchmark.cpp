@@ -2,7 +2,8 @@
 //
 // Planning time per shared model, for the inference timeline and the full training timeline
 // (all layers, Adam, batch 4): building the timeline, heap accounting and arena planning.
-// Counters: buffers, heap peak, arena size, lower bound and arena / lower bound.
+// Counters: buffers, heap peak, arena size, lower bound and arena / lower bound. Also a generated
+// 300-operator chain (the app's large-model case) and random buffer sets up to 2000 buffers.
 //
 //   memory_benchmark [--benchmark_filter=simple_mnist]
 #include <benchmark/benchmark.h>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/memory/greedy_arena_planner.h"
@@ -18,6 +20,7 @@
 #include "engine/memory/memory_events.h"
 #include "engine/memory/memory_timeline.h"
 #include "engine/model/model.h"
+#include "engine/model/model_builder.h"
 
 namespace trainscope {
 namespace {
@@ -92,7 +95,44 @@ BENCHMARK(PlanRandomBuffers)
     ->Arg(64)
     ->Arg(256)
     ->Arg(1024)
+    ->Arg(2000)
     ->Unit(benchmark::kMicrosecond);
+
+// The app's large-model case (tests/benchmarks/ui_benchmark.cpp): 150 blocks of
+// FULLY_CONNECTED 32->32 + RELU, 300 operators, planned for inference and for a train step.
+Graph ChainGraph(int blocks) {
+  ModelBuilder b;
+  constexpr int32_t kWidth = 32;
+  int previous = b.AddTensor("input", {1, kWidth});
+  b.SetInputs({previous});
+  const std::vector<float> weights(kWidth * kWidth, 0.01f);
+  for (int block = 0; block < blocks; ++block) {
+    const std::string name = "block" + std::to_string(block);
+    const int w = b.AddConstant(name + "/w", {kWidth, kWidth}, weights);
+    const int bias = b.AddConstant(name + "/b", {kWidth}, std::vector<float>(kWidth, 0.01f));
+    const int y = b.AddTensor(name + "/fc", {1, kWidth});
+    b.AddOperator(op::kFullyConnected, {previous, w, bias}, {y});
+    const int activated = b.AddTensor(name + "/relu", {1, kWidth});
+    b.AddOperator(op::kRelu, {y}, {activated});
+    previous = activated;
+  }
+  b.SetOutputs({previous});
+  std::vector<uint8_t> bytes;
+  Model model;
+  if (!b.Finish(&bytes).ok() || !Model::FromBytes(std::move(bytes), &model).ok()) return Graph();
+  return model.graph();
+}
+
+void RegisterGeneratedModels() {
+  const Graph chain = ChainGraph(150);
+  if (chain.subgraphs.empty()) return;
+  benchmark::RegisterBenchmark("inference/generated/chain300", [chain](benchmark::State& s) {
+    PlanModel(s, chain, false);
+  })->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("training/generated/chain300", [chain](benchmark::State& s) {
+    PlanModel(s, chain, true);
+  })->Unit(benchmark::kMicrosecond);
+}
 
 void RegisterSharedModels() {
   namespace fs = std::filesystem;
@@ -124,6 +164,7 @@ void RegisterSharedModels() {
 
 int main(int argc, char** argv) {
   trainscope::RegisterSharedModels();
+  trainscope::RegisterGeneratedModels();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

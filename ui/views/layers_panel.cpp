@@ -104,12 +104,16 @@ LayersPanel::LayersPanel(QWidget* parent) : QWidget(parent) {
   layout->addLayout(controls);
   layout->addWidget(preview_);
   layout->addLayout(createFileButtons());
+  layout->addLayout(createFitControls());
   updatePreview();
 }
 
-LayersPanel::~LayersPanel() = default;
+LayersPanel::~LayersPanel() {
+  waitForFit();
+}
 
 void LayersPanel::setGraph(const Graph& graph) {
+  ++fit_generation_;
   model_->setGraph(graph);
   const int n = graph.subgraphs.empty() ? 0 : static_cast<int>(graph.main().operators.size());
   QSignalBlocker block(last_n_spin_);

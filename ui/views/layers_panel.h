@@ -16,6 +16,13 @@
 // train-config as explicit ranks, or the model file (setModelFile) with CIRCLE_TRAINING set from
 // setTrainingOptions() and the pending choice.
 //
+// "Does it fit?" (layers_panel_fit.cpp): a RAM budget (the owner keeps it equal to the memory
+// view's, setFitBudgetBytes) and a Fit button. The search (ui/views/fit_summary.h, with the
+// optimizer and batch of setTrainingOptions) runs on a worker thread while the panel stays
+// usable; its answer becomes the pending choice, previewed against the applied one, for the user
+// to apply. A budget nothing fits under changes nothing and says which budget would. A collapsed
+// plot shows the best trainable parameters against the budget. fitFinished() reports the end.
+//
 //   LayersPanel panel;
 //   panel.setGraph(model.graph());
 //   panel.setEstimator([&](uint32_t n, const TrainRankMap& ranks) { return planner.Estimate(n,
@@ -25,11 +32,13 @@
 
 #include <QList>
 #include <QMetaType>
+#include <QPointer>
 #include <QWidget>
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
@@ -40,12 +49,16 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 class QTableView;
+class QThread;
+class QToolButton;
+class QCustomPlot;
 
 namespace trainscope {
 
 using TrainRankMap = std::map<uint16_t, TrainRank>;
 
 class LayersModel;
+struct FitRun;
 
 class LayersPanel : public QWidget {
   Q_OBJECT
@@ -82,6 +95,14 @@ class LayersPanel : public QWidget {
   Status loadTrainingMetadata(const QString& model_path);
   Status saveModelWithTrainingMetadata(const QString& path) const;
 
+  // "Does it fit?": the budget the next search uses (whole bytes; the spin box shows KiB).
+  void setFitBudgetBytes(uint64_t bytes);
+  uint64_t fitBudgetBytes() const { return fit_budget_bytes_; }
+  bool fitRunning() const { return fit_running_; }
+  // The last finished search (null before the first); its answer is the pending choice when it
+  // fits.
+  const FitRun* lastFit() const { return last_fit_.get(); }
+
   LayersModel* model() const { return model_; }
   QTableView* table() const { return table_; }
   QSpinBox* lastNSpinBox() const { return last_n_spin_; }
@@ -89,15 +110,25 @@ class LayersPanel : public QWidget {
   QPushButton* applyButton() const { return apply_button_; }
   QPushButton* revertButton() const { return revert_button_; }
   QLabel* fileMessageLabel() const { return file_message_; }
+  QSpinBox* fitBudgetSpinBox() const { return fit_budget_spin_; }
+  QPushButton* fitButton() const { return fit_button_; }
+  QLabel* fitMessageLabel() const { return fit_message_; }
+  QToolButton* fitCurveToggle() const { return fit_curve_toggle_; }
+  QCustomPlot* fitCurvePlot() const { return fit_plot_; }
 
  public Q_SLOTS:
   void apply();
   void revert();
   void selectOps(const QList<int>& ops);
+  // Starts the search for fitBudgetBytes() on a worker thread; ignored while one runs.
+  void startFit();
 
  Q_SIGNALS:
   void trainabilityApplied(uint32_t last_n, const trainscope::TrainRankMap& ranks);
   void opsSelected(const QList<int>& ops);
+  // A search ended (its answer, if any, is already the pending choice); `fits` is false for
+  // "nothing fits" and for a search error.
+  void fitFinished(bool fits);
 
  private:
   void updatePreview();
@@ -105,6 +136,10 @@ class LayersPanel : public QWidget {
   QLayout* createFileButtons();
   void setPendingFromFile(const TrainabilityConfig& config);
   Status report(Status status, const QString& success) const;
+  QLayout* createFitControls();
+  void finishFit(std::shared_ptr<const FitRun> run, uint64_t generation);
+  void plotFitCurve();
+  void waitForFit();
 
   LayersModel* model_ = nullptr;
   QTableView* table_ = nullptr;
@@ -117,6 +152,17 @@ class LayersPanel : public QWidget {
   QString model_file_;
   TrainingOptions training_options_;
   bool selecting_ = false;
+
+  QSpinBox* fit_budget_spin_ = nullptr;
+  QPushButton* fit_button_ = nullptr;
+  QToolButton* fit_curve_toggle_ = nullptr;
+  QLabel* fit_message_ = nullptr;
+  QCustomPlot* fit_plot_ = nullptr;
+  uint64_t fit_budget_bytes_ = 64 * 1024;
+  bool fit_running_ = false;
+  uint64_t fit_generation_ = 0;  // bumped by setGraph: a search of an older graph is dropped
+  QPointer<QThread> fit_thread_;
+  std::shared_ptr<const FitRun> last_fit_;
 };
 
 }  // namespace trainscope

@@ -68,6 +68,8 @@ void MainWindow::createBreakpoints() {
     breakpoints_panel_->setBudgetBytes(bytes);
     applyBreakpoints(breakpoints_panel_->breakpoints());
   });
+  // ... and the budget the layers panel's "Does it fit?" starts from.
+  connect(memory_view_, &MemoryView::budgetChanged, layers_panel_, &LayersPanel::setFitBudgetBytes);
 }
 
 void MainWindow::connectBreakpoints() {

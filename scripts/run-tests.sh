@@ -15,6 +15,8 @@ fuzz_seconds="${TRAINSCOPE_FUZZ_SECONDS:-20}"
 export QT_QPA_PLATFORM=offscreen
 export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/runtime-$(id -u)}"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+# Objects cached by one checkout are reused by another (paths below the root are made relative).
+export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
 
 step() { printf '\n=== %s\n' "$*"; }
 
@@ -34,7 +36,9 @@ cmake --preset engine-only > /dev/null
 cmake --build --preset engine-only
 
 step "Debian package: release build, cpack, install, smoke test, remove"
-cmake --preset release -DTRAINSCOPE_MODELS_DIR="$models_dir" > /dev/null
+# The package needs the programs only: the tests already ran twice above.
+cmake --preset release -DTRAINSCOPE_MODELS_DIR="$models_dir" -DTRAINSCOPE_BUILD_TESTS=OFF \
+  -DTRAINSCOPE_BUILD_BENCHMARKS=OFF > /dev/null
 cmake --build --preset release
 rm -f build/release/trainscope_*.deb
 (cd build/release && cpack -G DEB > /dev/null)

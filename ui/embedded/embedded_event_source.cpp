@@ -3,6 +3,12 @@
 
 #include <QElapsedTimer>
 
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace trainscope {
 
 template <typename Check>
@@ -271,7 +277,23 @@ Status EmbeddedEventSource::applyPendingTrainability() {
   return Status::Ok();
 }
 
+namespace {
+
+// Training at full speed keeps a core busy; on a 2-core machine with anything else running, the
+// GUI thread then waits for a core and the views stall. A debugger must stay responsive first, so
+// the worker yields the CPU to the GUI thread under contention (Linux nice values are per thread).
+void LowerWorkerPriority() {
+#if defined(__linux__)
+  constexpr int kWorkerNice = 5;
+  const auto thread_id = static_cast<id_t>(syscall(SYS_gettid));
+  (void)setpriority(PRIO_PROCESS, thread_id, kWorkerNice);  // failure only costs responsiveness
+#endif
+}
+
+}  // namespace
+
 void EmbeddedEventSource::run() {
+  LowerWorkerPriority();
   const uint32_t batch = setup_.options.batch_size;
   const uint32_t steps = batch == 0 ? 0 : setup_.train.sample_count / batch;
   Status status = steps == 0 ? Status::Error(StatusCode::kInvalidArgument,

@@ -29,7 +29,7 @@ step "ASan + UBSan build"
 cmake --preset asan -DTRAINSCOPE_MODELS_DIR="$models_dir" > /dev/null
 cmake --build --preset asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --preset asan
+  LSAN_OPTIONS="suppressions=$(pwd)/tests/sanitizers/lsan.supp" ctest --preset asan
 
 step "engine alone, without Qt"
 cmake --preset engine-only > /dev/null

@@ -10,6 +10,7 @@
 #include <limits>
 #include <thread>
 
+#include "tests/app/wait_for.h"
 #include "tests/engine/exec/test_models.h"
 #include "ui/embedded/embedded_event_source.h"
 #include "ui/session/trace_snapshot.h"
@@ -20,15 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-template <typename Predicate>
-bool WaitFor(Predicate predicate, std::chrono::milliseconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return predicate();
-}
+using testing::WaitFor;
 
 class BreakpointSourceTest : public ::testing::Test {
  protected:

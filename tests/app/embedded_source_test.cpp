@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "tests/app/wait_for.h"
 #include "tests/engine/exec/test_models.h"
 #include "ui/embedded/embedded_event_source.h"
 #include "ui/session/trace_snapshot.h"
@@ -17,15 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-template <typename Predicate>
-bool WaitFor(Predicate predicate, std::chrono::milliseconds limit = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (predicate()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return predicate();
-}
+using testing::WaitFor;
 
 class EmbeddedSourceTest : public ::testing::Test {
  protected:
@@ -90,16 +83,18 @@ TEST_F(EmbeddedSourceTest, StepBackwardOpRunsExactlyOneBackwardOp) {
 
 TEST_F(EmbeddedSourceTest, StepBatchAdvancesOneOptimizerStep) {
   source_.start();
-  ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.optimizer_step >= 2; }));
-  const uint32_t before = Pause()->progress.optimizer_step;
-  const uint64_t generation = store_->generation();
+  ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.last_optimizer_step >= 2; }));
+  // last_optimizer_step is the latest update applied (optimizer_step is the one the current
+  // sample contributes to, which only moves when the next sample begins).
+  const uint32_t before = Pause()->progress.last_optimizer_step;
   source_.stepBatch();
   ASSERT_TRUE(WaitFor([&] {
-    return store_->generation() != generation && source_.state() == EventSource::State::kPaused;
+    return store_->snapshot()->progress.last_optimizer_step > before &&
+           source_.state() == EventSource::State::kPaused;
   }));
-  const uint32_t after = store_->snapshot()->progress.optimizer_step;
-  EXPECT_GE(after, before);
-  EXPECT_LE(after, before + 1);
+  std::this_thread::sleep_for(50ms);  // a paused worker must not run on
+  EXPECT_EQ(store_->snapshot()->progress.last_optimizer_step, before + 1);
+  EXPECT_EQ(source_.state(), EventSource::State::kPaused);
 }
 
 TEST_F(EmbeddedSourceTest, TrainabilityChangeAppliesAtTheNextOptimizerStep) {

@@ -36,7 +36,7 @@
 #include "engine/exec/trainer.h"
 #include "engine/memory/memory_report.h"
 #include "engine/model/model.h"
-#include "engine/model/model_builder.h"
+#include "tests/common/chain_model.h"
 #include "ui/session/trace_snapshot.h"
 #include "ui/session/trainability.h"
 #include "ui/views/graph_view.h"
@@ -175,29 +175,10 @@ int TrainingStalls(const QString& models_dir, double seconds) {
   return 0;
 }
 
-// 150 blocks of FULLY_CONNECTED 32->32 + RELU: 300 operators, 451 tensors.
+// 150 blocks of FULLY_CONNECTED 32->32 + RELU: 300 operators, 601 tensors.
 Status WriteChainModel(const QString& path, int blocks) {
-  ModelBuilder b;
-  constexpr int32_t kWidth = 32;
-  int previous = b.AddTensor("input", {1, kWidth});
-  b.SetInputs({previous});
-  std::vector<float> weights(kWidth * kWidth);
-  for (size_t i = 0; i < weights.size(); ++i) {
-    weights[i] = (i % kWidth == i / kWidth ? 1.0f : 0.0f) + 0.001f * static_cast<float>(i % 5);
-  }
-  for (int block = 0; block < blocks; ++block) {
-    const std::string name = "block" + std::to_string(block);
-    const int w = b.AddConstant(name + "/w", {kWidth, kWidth}, weights);
-    const int bias = b.AddConstant(name + "/b", {kWidth}, std::vector<float>(kWidth, 0.01f));
-    const int y = b.AddTensor(name + "/fc", {1, kWidth});
-    b.AddOperator(op::kFullyConnected, {previous, w, bias}, {y});
-    const int activated = b.AddTensor(name + "/relu", {1, kWidth});
-    b.AddOperator(op::kRelu, {y}, {activated});
-    previous = activated;
-  }
-  b.SetOutputs({previous});
   std::vector<uint8_t> bytes;
-  TS_RETURN_IF_ERROR(b.Finish(&bytes));
+  TS_RETURN_IF_ERROR(testing::FcReluChainBytes(blocks, &bytes));
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly) ||
       file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size())) !=

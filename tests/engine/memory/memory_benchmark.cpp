@@ -20,7 +20,7 @@
 #include "engine/memory/memory_events.h"
 #include "engine/memory/memory_timeline.h"
 #include "engine/model/model.h"
-#include "engine/model/model_builder.h"
+#include "tests/common/chain_model.h"
 
 namespace trainscope {
 namespace {
@@ -101,25 +101,11 @@ BENCHMARK(PlanRandomBuffers)
 // The app's large-model case (tests/benchmarks/ui_benchmark.cpp): 150 blocks of
 // FULLY_CONNECTED 32->32 + RELU, 300 operators, planned for inference and for a train step.
 Graph ChainGraph(int blocks) {
-  ModelBuilder b;
-  constexpr int32_t kWidth = 32;
-  int previous = b.AddTensor("input", {1, kWidth});
-  b.SetInputs({previous});
-  const std::vector<float> weights(kWidth * kWidth, 0.01f);
-  for (int block = 0; block < blocks; ++block) {
-    const std::string name = "block" + std::to_string(block);
-    const int w = b.AddConstant(name + "/w", {kWidth, kWidth}, weights);
-    const int bias = b.AddConstant(name + "/b", {kWidth}, std::vector<float>(kWidth, 0.01f));
-    const int y = b.AddTensor(name + "/fc", {1, kWidth});
-    b.AddOperator(op::kFullyConnected, {previous, w, bias}, {y});
-    const int activated = b.AddTensor(name + "/relu", {1, kWidth});
-    b.AddOperator(op::kRelu, {y}, {activated});
-    previous = activated;
-  }
-  b.SetOutputs({previous});
   std::vector<uint8_t> bytes;
   Model model;
-  if (!b.Finish(&bytes).ok() || !Model::FromBytes(std::move(bytes), &model).ok()) return Graph();
+  if (!testing::FcReluChainBytes(blocks, &bytes).ok() ||
+      !Model::FromBytes(std::move(bytes), &model).ok())
+    return Graph();
   return model.graph();
 }
 

@@ -195,27 +195,70 @@ __attribute__((target("avx2"))) inline __m256i MagnitudeBits(const float* at) {
                           _mm256_set1_epi32(0x7fffffff));
 }
 
-// Adds, per bound j in [first, last), the number of values in [0, count) whose magnitude bits
-// exceed below[j]; NaN and Inf exceed every bound (the caller takes them out).
+// Adds, per bound j in [first, last) (at most kGroup of them), the number of values in
+// [0, count) whose magnitude bits exceed below[j]; NaN and Inf exceed every bound (the caller
+// takes them out).
+template <int kGroup>
 __attribute__((target("avx2"))) void CountAtOrAbove(const float* values, size_t count,
                                                     const DecadeBounds& bounds, int first, int last,
                                                     uint64_t* at_or_above) {
-  __m256i counts[8];
-  __m256i limits[8];
-  for (int j = 0; j < 8; ++j) {
+  __m256i counts[kGroup];
+  __m256i limits[kGroup];
+  for (int j = 0; j < kGroup; ++j) {
     counts[j] = _mm256_setzero_si256();
     limits[j] = _mm256_set1_epi32(bounds.below[first + j < last ? first + j : first]);
   }
   for (size_t i = 0; i + 8 <= count; i += 8) {
     const __m256i magnitude = MagnitudeBits(values + i);
-    for (int j = 0; j < 8; ++j) {
+    for (int j = 0; j < kGroup; ++j) {
       counts[j] = _mm256_sub_epi32(counts[j], _mm256_cmpgt_epi32(magnitude, limits[j]));
     }
   }
-  for (int j = 0; first + j < last; ++j) {
+  for (int j = 0; j < kGroup && first + j < last; ++j) {
     alignas(32) uint32_t lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), counts[j]);
     for (uint32_t lane : lanes) at_or_above[first + j] += lane;
+  }
+}
+
+// Sums of eight 32-bit lanes.
+__attribute__((target("avx2"))) uint32_t LaneSum(__m256i lanes_vector) {
+  alignas(32) uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), lanes_vector);
+  uint32_t sum = 0;
+  for (uint32_t lane : lanes) sum += lane;
+  return sum;
+}
+
+// Counts, per bound, the chunk's values above it. A chunk of a real gradient spans a few
+// decades, not all sixteen bins: a bound at or above the chunk's largest magnitude has no value
+// above it, and one below its smallest non-zero magnitude has every non-zero value above it, so
+// only the bounds in between need a compare per value.
+__attribute__((target("avx2"))) void CountChunkAtOrAbove(const float* values, size_t count,
+                                                         const DecadeBounds& bounds,
+                                                         uint32_t smallest_nonzero,
+                                                         uint32_t largest, uint32_t zeros,
+                                                         uint64_t* at_or_above) {
+  int first = kGradientHistogramBins - 1, last = 0;
+  for (int j = 0; j < kGradientHistogramBins - 1; ++j) {
+    const uint32_t bound = static_cast<uint32_t>(bounds.below[j]);
+    if (bound >= largest) continue;
+    if (bound < smallest_nonzero) {
+      at_or_above[j] += count - zeros;
+      continue;
+    }
+    first = j < first ? j : first;
+    last = j + 1;
+  }
+  while (first < last) {
+    if (last - first <= 4) {
+      CountAtOrAbove<4>(values, count, bounds, first, last, at_or_above);
+      first = last;
+    } else {
+      CountAtOrAbove<8>(values, count, bounds, first, last < first + 8 ? last : first + 8,
+                        at_or_above);
+      first += 8;
+    }
   }
 }
 
@@ -236,8 +279,18 @@ __attribute__((target("avx2"))) size_t AddBlocksAvx2(const DecadeBounds& bounds,
     const size_t chunk = blocks_end - begin < kChunk ? blocks_end - begin : kChunk;
     const float* at = values + begin;
     __m256i specials = _mm256_setzero_si256();
+    // Over the raw magnitude bits, NaN and Inf included: the largest, the smallest non-zero
+    // (as bits - 1, so that zero wraps to the largest unsigned value) and the number of zeros.
+    __m256i largest = _mm256_setzero_si256();
+    __m256i smallest_nonzero_less_one = _mm256_set1_epi32(-1);
+    __m256i zeros = _mm256_setzero_si256();
     for (size_t i = 0; i < chunk; i += kLanes) {
       const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + i));
+      const __m256i raw_magnitude = _mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff));
+      largest = _mm256_max_epu32(largest, raw_magnitude);
+      smallest_nonzero_less_one = _mm256_min_epu32(
+          smallest_nonzero_less_one, _mm256_sub_epi32(raw_magnitude, _mm256_set1_epi32(1)));
+      zeros = _mm256_sub_epi32(zeros, _mm256_cmpeq_epi32(raw_magnitude, _mm256_setzero_si256()));
       const __m256i special =
           _mm256_cmpeq_epi32(_mm256_and_si256(bits, exponent_mask), exponent_mask);
       specials = _mm256_sub_epi32(specials, special);
@@ -257,8 +310,21 @@ __attribute__((target("avx2"))) size_t AddBlocksAvx2(const DecadeBounds& bounds,
     size_t chunk_non_finite = 0;
     for (uint32_t lane : lanes) chunk_non_finite += lane;
     non_finite += chunk_non_finite;
-    CountAtOrAbove(at, chunk, bounds, 0, 8, at_or_above);
-    CountAtOrAbove(at, chunk, bounds, 8, kGradientHistogramBins - 1, at_or_above);
+    alignas(32) uint32_t largest_lanes[8], smallest_lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(largest_lanes), largest);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(smallest_lanes), smallest_nonzero_less_one);
+    uint32_t chunk_largest = 0, chunk_smallest_less_one = 0xffffffffu;
+    for (int lane = 0; lane < 8; ++lane) {
+      chunk_largest = largest_lanes[lane] > chunk_largest ? largest_lanes[lane] : chunk_largest;
+      chunk_smallest_less_one = smallest_lanes[lane] < chunk_smallest_less_one
+                                    ? smallest_lanes[lane]
+                                    : chunk_smallest_less_one;
+    }
+    // All zeros: the smallest non-zero is "above everything", so every bound resolves to 0.
+    const uint32_t chunk_smallest_nonzero =
+        chunk_smallest_less_one == 0xffffffffu ? 0xffffffffu : chunk_smallest_less_one + 1;
+    CountChunkAtOrAbove(at, chunk, bounds, chunk_smallest_nonzero, chunk_largest, LaneSum(zeros),
+                        at_or_above);
   }
   _mm256_storeu_pd(acc->sums, sums_low);
   _mm256_storeu_pd(acc->sums + 4, sums_high);

@@ -2,6 +2,11 @@
 #include "engine/train/optimizers.h"
 
 #include <cmath>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace trainscope {
 namespace {
@@ -27,30 +32,99 @@ Status CheckSlice(const ParameterSlice& p, bool needs_adam_state) {
   return Status::Ok();
 }
 
-double SquaredNorm(const float* values, size_t count, double sum = 0.0) {
-  for (size_t i = 0; i < count; ++i) sum += static_cast<double>(values[i]) * values[i];
-  return sum;
-}
+// ||W|| and ||dW|| are summed in kNormLanes running sums, element i of a range into lane
+// i % kNormLanes (the tail into lane 0), added lane 0 first at the end. With a single running sum
+// every element would wait on the previous addition. The lanes are written with SSE2 where the
+// host has it: the compiler does not vectorise these reductions itself.
+constexpr size_t kNormLanes = 8;
 
-// ||W|| before the update is summed in element order: the rows before the trained slice here,
-// the slice inside the update loop (where it hides behind the update's own latency), the rows
-// after it in Finish(). Without `norms` nothing is summed at all.
-struct NormSums {
-  explicit NormSums(const ParameterSlice& p, bool wanted) : slice(p), on(wanted) {
-    if (on) weight_squared = SquaredNorm(p.weights, p.first_row * p.row_elements);
+struct NormLanes {
+  double weight[kNormLanes] = {};  // Σ w² before the update
+  double update[kNormLanes] = {};  // Σ (w_before - w_after)²
+
+  void AddWeights(const float* values, size_t count) { Add(values, nullptr, count); }
+  // Sums w² of `before`, and (before - after)² when `after` is not null.
+  void Add(const float* before, const float* after, size_t count) {
+    size_t i = 0;
+#if defined(__SSE2__)
+    __m128d w[4], u[4];
+    for (int k = 0; k < 4; ++k) {
+      w[k] = _mm_loadu_pd(weight + 2 * k);
+      u[k] = _mm_loadu_pd(update + 2 * k);
+    }
+    for (; i + kNormLanes <= count; i += kNormLanes) {
+      __m128d b[4];
+      Widen(before + i, &b[0], &b[1]);
+      Widen(before + i + 4, &b[2], &b[3]);
+      for (int k = 0; k < 4; ++k) w[k] = _mm_add_pd(w[k], _mm_mul_pd(b[k], b[k]));
+      if (after == nullptr) continue;
+      __m128d a[4];
+      Widen(after + i, &a[0], &a[1]);
+      Widen(after + i + 4, &a[2], &a[3]);
+      for (int k = 0; k < 4; ++k) {
+        const __m128d d = _mm_sub_pd(b[k], a[k]);
+        u[k] = _mm_add_pd(u[k], _mm_mul_pd(d, d));
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      _mm_storeu_pd(weight + 2 * k, w[k]);
+      _mm_storeu_pd(update + 2 * k, u[k]);
+    }
+#else
+    for (; i + kNormLanes <= count; i += kNormLanes) {
+      for (size_t lane = 0; lane < kNormLanes; ++lane) AddOne(before, after, i + lane, lane);
+    }
+#endif
+    for (; i < count; ++i) AddOne(before, after, i, 0);
   }
-  void Finish(UpdateNorms* norms) const {
-    if (!on) return;
-    const size_t end = (slice.first_row + slice.row_count) * slice.row_elements;
-    const double all = SquaredNorm(slice.weights + end, slice.element_count - end, weight_squared);
-    norms->weight_norm = static_cast<float>(std::sqrt(all));
-    norms->update_norm = static_cast<float>(std::sqrt(update_squared));
+  void AddOne(const float* before, const float* after, size_t i, size_t lane) {
+    const double b = before[i];
+    weight[lane] += b * b;
+    if (after != nullptr) update[lane] += (b - after[i]) * (b - after[i]);
   }
-  const ParameterSlice& slice;
-  const bool on;
-  double weight_squared = 0.0;
-  double update_squared = 0.0;
+#if defined(__SSE2__)
+  // Four floats as two pairs of doubles, in order.
+  static void Widen(const float* at, __m128d* low, __m128d* high) {
+    const __m128 four = _mm_loadu_ps(at);
+    *low = _mm_cvtps_pd(four);
+    *high = _mm_cvtps_pd(_mm_movehl_ps(four, four));
+  }
+#endif
+  static double Total(const double (&lanes)[kNormLanes]) {
+    double total = 0.0;
+    for (double lane : lanes) total += lane;
+    return total;
+  }
 };
+
+// Runs `update(i, w[i])`, which returns the new w[i], over the trained slice; with `norms`, also
+// sums ||W|| over the whole tensor (untrained rows included) and ||dW|| of what was applied. The
+// slice goes in chunks that stay in the L1 cache: the update loop keeps its own shape (so it
+// vectorises as it does without norms) and the sums read the chunk's old and new values after it.
+template <typename Update>
+void UpdateSlice(const ParameterSlice& p, UpdateNorms* norms, Update update) {
+  float* w = p.weights + p.first_row * p.row_elements;
+  const size_t count = TrainedElementCount(p);
+  if (norms == nullptr) {
+    for (size_t i = 0; i < count; ++i) w[i] = update(i, w[i]);
+    return;
+  }
+  NormLanes sums;
+  sums.AddWeights(p.weights, p.first_row * p.row_elements);
+  constexpr size_t kChunk = 512;
+  float before[kChunk];
+  for (size_t begin = 0; begin < count; begin += kChunk) {
+    const size_t n = count - begin < kChunk ? count - begin : kChunk;
+    float* chunk = w + begin;
+    std::memcpy(before, chunk, n * sizeof(float));
+    for (size_t i = 0; i < n; ++i) chunk[i] = update(begin + i, before[i]);
+    sums.Add(before, chunk, n);
+  }
+  const size_t end = (p.first_row + p.row_count) * p.row_elements;
+  sums.AddWeights(p.weights + end, p.element_count - end);
+  norms->weight_norm = static_cast<float>(std::sqrt(NormLanes::Total(sums.weight)));
+  norms->update_norm = static_cast<float>(std::sqrt(NormLanes::Total(sums.update)));
+}
 
 }  // namespace
 
@@ -61,21 +135,10 @@ Status ApplySgd(const SgdSettings& settings, uint32_t batch_size, const Paramete
     return Status::Error(StatusCode::kInvalidArgument, "sgd: batch size is 0");
   }
   const double scale = static_cast<double>(settings.learning_rate) / batch_size;
-  float* w = p.weights + p.first_row * p.row_elements;
-  const size_t count = TrainedElementCount(p);
-  NormSums sums(p, norms != nullptr);
-  if (!sums.on) {
-    for (size_t i = 0; i < count; ++i) w[i] = static_cast<float>(w[i] - scale * p.gradient[i]);
-    return Status::Ok();
-  }
-  for (size_t i = 0; i < count; ++i) {
-    const float before = w[i];
-    sums.weight_squared += static_cast<double>(before) * before;
-    w[i] = static_cast<float>(before - scale * p.gradient[i]);
-    const double applied = static_cast<double>(before) - w[i];
-    sums.update_squared += applied * applied;
-  }
-  sums.Finish(norms);
+  const float* gradient = p.gradient;
+  UpdateSlice(p, norms, [scale, gradient](size_t i, float w) {
+    return static_cast<float>(w - scale * gradient[i]);
+  });
   return Status::Ok();
 }
 
@@ -94,27 +157,21 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
     return Status::Error(StatusCode::kInvalidArgument,
                          "adam: beta1 %g and beta2 %g must lie in [0, 1)", beta1, beta2);
   }
-  float* w = p.weights + p.first_row * p.row_elements;
-  const size_t count = TrainedElementCount(p);
-  NormSums sums(p, norms != nullptr);
-  for (size_t i = 0; i < count; ++i) {
-    const double g = p.gradient[i];
-    const double m = beta1 * p.adam_m[i] + (1.0 - beta1) * g;
-    const double v = beta2 * p.adam_v[i] + (1.0 - beta2) * g * g;
-    p.adam_m[i] = static_cast<float>(m);
-    p.adam_v[i] = static_cast<float>(v);
+  const double learning_rate = settings.learning_rate;
+  const double epsilon = settings.epsilon;
+  const float* gradient = p.gradient;
+  float* adam_m = p.adam_m;
+  float* adam_v = p.adam_v;
+  UpdateSlice(p, norms, [=](size_t i, float w) {
+    const double g = gradient[i];
+    const double m = beta1 * adam_m[i] + (1.0 - beta1) * g;
+    const double v = beta2 * adam_v[i] + (1.0 - beta2) * g * g;
+    adam_m[i] = static_cast<float>(m);
+    adam_v[i] = static_cast<float>(v);
     const double m_hat = m / correction1;
     const double v_hat = v / correction2;
-    const float before = w[i];
-    w[i] = static_cast<float>(before -
-                              settings.learning_rate * m_hat / std::sqrt(v_hat + settings.epsilon));
-    if (sums.on) {
-      sums.weight_squared += static_cast<double>(before) * before;
-      const double applied = static_cast<double>(before) - w[i];
-      sums.update_squared += applied * applied;
-    }
-  }
-  sums.Finish(norms);
+    return static_cast<float>(w - learning_rate * m_hat / std::sqrt(v_hat + epsilon));
+  });
   return Status::Ok();
 }
 

@@ -14,6 +14,7 @@
 #include "engine/exec/trainer.h"
 #include "engine/model/model_builder.h"
 #include "engine/train/gradient_stats.h"
+#include "engine/train/optimizers.h"
 
 namespace trainscope {
 namespace {
@@ -29,7 +30,9 @@ class CountingObserver final : public TrainingObserver {
   void OnLoss(const LossEvent&) override { ++events; }
   void OnSample(const SampleEvent&) override { ++events; }
   void OnOptimizerStep(const OptimizerStepEvent&) override { ++events; }
+  uint32_t wanted_events() const override { return wanted; }
   uint64_t events = 0;
+  uint32_t wanted = kAllEvents;
 };
 
 std::vector<float> Random(size_t count, float scale, uint32_t seed) {
@@ -61,7 +64,15 @@ bool BuildMlp(Model* model) {
   return b.Finish(&bytes).ok() && Model::FromBytes(std::move(bytes), model).ok();
 }
 
-void RunTraining(benchmark::State& state, Model* model, const DataSet& data, bool events) {
+// The benchmark argument "events": which events the observer asks for.
+enum EventChoice : int64_t {
+  kNoObserver = 0,
+  kEveryEvent = 1,
+  kAllButGradientStats = 2,
+  kAllButUpdateRatios = 3
+};
+
+void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
   TrainingOptions options;
   options.optimizer = OptimizerKind::kAdam;
   options.loss = LossKind::kSparseCrossEntropy;
@@ -73,7 +84,10 @@ void RunTraining(benchmark::State& state, Model* model, const DataSet& data, boo
     return;
   }
   CountingObserver observer;
-  if (events) trainer.set_observer(&observer);
+  const int64_t choice = state.range(0);
+  if (choice == kAllButGradientStats) observer.wanted = kAllEvents & ~kEventGradientStats;
+  if (choice == kAllButUpdateRatios) observer.wanted = kAllEvents & ~kEventUpdateRatio;
+  if (choice != kNoObserver) trainer.set_observer(&observer);
   uint32_t sample = 0;
   for (auto _ : state) {
     status = trainer.TrainStep(data, sample);
@@ -100,9 +114,12 @@ void BM_TrainMlp784(benchmark::State& state) {
   data.sample_count = 64;
   data.inputs = {Random(64 * 784, 1.0f, 3)};
   for (uint32_t s = 0; s < 64; ++s) data.targets.push_back(static_cast<float>(s % 10));
-  RunTraining(state, &model, data, state.range(0) != 0);
+  RunTraining(state, &model, data);
 }
-BENCHMARK(BM_TrainMlp784)->Arg(0)->Arg(1)->ArgName("events")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainMlp784)
+    ->DenseRange(kNoObserver, kAllButUpdateRatios)
+    ->ArgName("events")
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_TrainSimpleMnist(benchmark::State& state) {
   const std::string dir = std::string(TRAINSCOPE_MODELS_DIR) + "/onert-micro/simple_mnist";
@@ -121,9 +138,12 @@ void BM_TrainSimpleMnist(benchmark::State& state) {
   data.targets.resize(target.size() / 4);
   std::memcpy(data.targets.data(), target.data(), target.size());
   data.sample_count = static_cast<uint32_t>(data.targets.size());
-  RunTraining(state, &model, data, state.range(0) != 0);
+  RunTraining(state, &model, data);
 }
-BENCHMARK(BM_TrainSimpleMnist)->Arg(0)->Arg(1)->ArgName("events")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TrainSimpleMnist)
+    ->DenseRange(kNoObserver, kAllButUpdateRatios)
+    ->ArgName("events")
+    ->Unit(benchmark::kMicrosecond);
 
 // The per-element cost of the statistics the debugger shows for every weight gradient.
 void BM_GradientStats(benchmark::State& state) {
@@ -133,6 +153,23 @@ void BM_GradientStats(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_GradientStats)->Arg(100352)->Unit(benchmark::kMicrosecond);
+
+// One Adam update of a 100k-element tensor, without and with the norms of UpdateRatioEvent.
+void BM_AdamUpdate(benchmark::State& state) {
+  const size_t count = 100352;
+  std::vector<float> weights = Random(count, 0.05f, 5), gradient = Random(count, 1e-3f, 6);
+  std::vector<float> m(count, 0.0f), v(count, 0.0f);
+  const ParameterSlice slice{weights.data(),  count,    count,   0, 1,
+                             gradient.data(), m.data(), v.data()};
+  UpdateNorms norms;
+  uint32_t step = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        ApplyAdam(AdamSettings(), ++step, slice, state.range(0) != 0 ? &norms : nullptr));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(count));
+}
+BENCHMARK(BM_AdamUpdate)->Arg(0)->Arg(1)->ArgName("norms")->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace trainscope

@@ -90,6 +90,37 @@ TEST(GradientStats, NormIsAccumulatedInDoubleSoLargeValuesDoNotOverflow) {
   EXPECT_EQ(s.inf_count, 0u);
 }
 
+// Counts and max|g| must equal a per-value reference exactly, the sums to float precision.
+void ExpectMatchesPerValueReference(const std::vector<float>& g) {
+  uint32_t histogram[kGradientHistogramBins] = {};
+  uint32_t nans = 0, infs = 0;
+  double sum = 0.0, squares = 0.0;
+  float max_abs = 0.0f;
+  size_t finite = 0;
+  for (float v : g) {
+    if (std::isnan(v)) {
+      ++nans;
+    } else if (std::isinf(v)) {
+      ++infs;
+    } else {
+      ++histogram[GradientHistogramBin(std::fabs(v))];
+      sum += v;
+      squares += static_cast<double>(v) * v;
+      max_abs = std::max(max_abs, std::fabs(v));
+      ++finite;
+    }
+  }
+  const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+  SCOPED_TRACE("count " + std::to_string(g.size()));
+  EXPECT_EQ(s.nan_count, nans);
+  EXPECT_EQ(s.inf_count, infs);
+  EXPECT_EQ(s.max_abs, max_abs);
+  for (int b = 0; b < kGradientHistogramBins; ++b) EXPECT_EQ(s.histogram[b], histogram[b]);
+  EXPECT_FLOAT_EQ(s.l2, static_cast<float>(std::sqrt(squares)));
+  EXPECT_FLOAT_EQ(s.mean,
+                  finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f);
+}
+
 // Every length from 0 to 70 (full blocks of eight and every tail) and one long buffer, with
 // zeros, signed zeros, denormals, values on and just below each decade bound, NaN and Inf:
 // the counts and max|g| must equal a per-value reference exactly, the sums to float precision.
@@ -112,34 +143,32 @@ TEST(GradientStats, EveryLengthAndEdgeValueMatchesAPerValueReference) {
   std::vector<std::vector<float>> buffers;
   for (size_t count = 0; count <= 70; ++count) buffers.push_back(make(count));
   buffers.push_back(make(5003));
-  for (const std::vector<float>& g : buffers) {
-    uint32_t histogram[kGradientHistogramBins] = {};
-    uint32_t nans = 0, infs = 0;
-    double sum = 0.0, squares = 0.0;
-    float max_abs = 0.0f;
-    size_t finite = 0;
-    for (float v : g) {
-      if (std::isnan(v)) {
-        ++nans;
-      } else if (std::isinf(v)) {
-        ++infs;
-      } else {
-        ++histogram[GradientHistogramBin(std::fabs(v))];
-        sum += v;
-        squares += static_cast<double>(v) * v;
-        max_abs = std::max(max_abs, std::fabs(v));
-        ++finite;
-      }
-    }
-    const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
-    SCOPED_TRACE("count " + std::to_string(g.size()));
-    EXPECT_EQ(s.nan_count, nans);
-    EXPECT_EQ(s.inf_count, infs);
-    EXPECT_EQ(s.max_abs, max_abs);
-    for (int b = 0; b < kGradientHistogramBins; ++b) EXPECT_EQ(s.histogram[b], histogram[b]);
-    EXPECT_FLOAT_EQ(s.l2, static_cast<float>(std::sqrt(squares)));
-    EXPECT_FLOAT_EQ(s.mean,
-                    finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f);
+  for (const std::vector<float>& g : buffers) ExpectMatchesPerValueReference(g);
+}
+
+// The fast path resolves, per chunk of values, the decade bounds outside the chunk's range
+// without comparing each value. Chunks of one decade with zeros, all zeros, values exactly on
+// and just below bounds (as the chunk's smallest and largest), NaN and Inf among a narrow range:
+// the histogram must still equal the per-value reference.
+TEST(GradientStats, ChunksSpanningFewDecadesMatchThePerValueReference) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> one_decade(1e-4f, 1e-3f);
+  const size_t kChunk = 2048;  // the fast path's chunk; boundaries land between the cases
+  std::vector<float> g;
+  for (size_t i = 0; i < kChunk; ++i) g.push_back(i % 7 == 0 ? 0.0f : one_decade(rng));
+  g.insert(g.end(), kChunk, 0.0f);
+  for (size_t i = 0; i < kChunk; ++i) {
+    const float bound = std::pow(10.0f, static_cast<float>(static_cast<int>(i % 3) - 5));
+    g.push_back(i % 2 == 0 ? bound : -std::nextafter(bound, 0.0f));
+  }
+  for (size_t i = 0; i < kChunk; ++i) {
+    g.push_back(i == 100 ? std::nanf("") : i == 200 ? -kInf : -one_decade(rng));
+  }
+  for (size_t i = 0; i < kChunk + 13; ++i) g.push_back(1e-12f * (1.0f + static_cast<float>(i % 5)));
+  ExpectMatchesPerValueReference(g);
+  for (size_t begin = 0; begin < g.size(); begin += kChunk) {
+    const size_t end = std::min(g.size(), begin + kChunk);
+    ExpectMatchesPerValueReference(std::vector<float>(g.begin() + begin, g.begin() + end));
   }
 }
 

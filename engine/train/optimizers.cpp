@@ -2,7 +2,6 @@
 #include "engine/train/optimizers.h"
 
 #include <cmath>
-#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -32,98 +31,127 @@ Status CheckSlice(const ParameterSlice& p, bool needs_adam_state) {
   return Status::Ok();
 }
 
-// ||W|| and ||dW|| are summed in kNormLanes running sums, element i of a range into lane
-// i % kNormLanes (the tail into lane 0), added lane 0 first at the end. With a single running sum
-// every element would wait on the previous addition. The lanes are written with SSE2 where the
-// host has it: the compiler does not vectorise these reductions itself.
+// ||W|| over untrained rows: kNormLanes running sums, element i into lane i % kNormLanes (the
+// tail into lane 0), so no addition waits on the one before it.
 constexpr size_t kNormLanes = 8;
 
-struct NormLanes {
-  double weight[kNormLanes] = {};  // Σ w² before the update
-  double update[kNormLanes] = {};  // Σ (w_before - w_after)²
+double SquaredNorm(const float* values, size_t count) {
+  double lanes[kNormLanes] = {};
+  size_t i = 0;
+  for (; i + kNormLanes <= count; i += kNormLanes) {
+    for (size_t lane = 0; lane < kNormLanes; ++lane) {
+      lanes[lane] += static_cast<double>(values[i + lane]) * values[i + lane];
+    }
+  }
+  for (; i < count; ++i) lanes[0] += static_cast<double>(values[i]) * values[i];
+  double total = 0.0;
+  for (double lane : lanes) total += lane;
+  return total;
+}
 
-  void AddWeights(const float* values, size_t count) { Add(values, nullptr, count); }
-  // Sums w² of `before`, and (before - after)² when `after` is not null.
-  void Add(const float* before, const float* after, size_t count) {
-    size_t i = 0;
+// The two updates, each as one value (Scalar) and, with SSE2, as two values at a time (Pair) with
+// the very same operations in the same order, so both give the same bits. Written out by hand:
+// the compiler vectorises neither the update loop once it also sums the norms nor those sums.
+struct SgdUpdate {
+  double scale;  // learning rate / batch size
+  const float* gradient;
+
+  double Scalar(size_t i, double w) const { return w - scale * gradient[i]; }
 #if defined(__SSE2__)
-    __m128d w[4], u[4];
-    for (int k = 0; k < 4; ++k) {
-      w[k] = _mm_loadu_pd(weight + 2 * k);
-      u[k] = _mm_loadu_pd(update + 2 * k);
-    }
-    for (; i + kNormLanes <= count; i += kNormLanes) {
-      __m128d b[4];
-      Widen(before + i, &b[0], &b[1]);
-      Widen(before + i + 4, &b[2], &b[3]);
-      for (int k = 0; k < 4; ++k) w[k] = _mm_add_pd(w[k], _mm_mul_pd(b[k], b[k]));
-      if (after == nullptr) continue;
-      __m128d a[4];
-      Widen(after + i, &a[0], &a[1]);
-      Widen(after + i + 4, &a[2], &a[3]);
-      for (int k = 0; k < 4; ++k) {
-        const __m128d d = _mm_sub_pd(b[k], a[k]);
-        u[k] = _mm_add_pd(u[k], _mm_mul_pd(d, d));
-      }
-    }
-    for (int k = 0; k < 4; ++k) {
-      _mm_storeu_pd(weight + 2 * k, w[k]);
-      _mm_storeu_pd(update + 2 * k, u[k]);
-    }
-#else
-    for (; i + kNormLanes <= count; i += kNormLanes) {
-      for (size_t lane = 0; lane < kNormLanes; ++lane) AddOne(before, after, i + lane, lane);
-    }
+  __m128d Pair(size_t i, __m128d w) const;
 #endif
-    for (; i < count; ++i) AddOne(before, after, i, 0);
-  }
-  void AddOne(const float* before, const float* after, size_t i, size_t lane) {
-    const double b = before[i];
-    weight[lane] += b * b;
-    if (after != nullptr) update[lane] += (b - after[i]) * (b - after[i]);
-  }
-#if defined(__SSE2__)
-  // Four floats as two pairs of doubles, in order.
-  static void Widen(const float* at, __m128d* low, __m128d* high) {
-    const __m128 four = _mm_loadu_ps(at);
-    *low = _mm_cvtps_pd(four);
-    *high = _mm_cvtps_pd(_mm_movehl_ps(four, four));
-  }
-#endif
-  static double Total(const double (&lanes)[kNormLanes]) {
-    double total = 0.0;
-    for (double lane : lanes) total += lane;
-    return total;
-  }
 };
 
-// Runs `update(i, w[i])`, which returns the new w[i], over the trained slice; with `norms`, also
-// sums ||W|| over the whole tensor (untrained rows included) and ||dW|| of what was applied. The
-// slice goes in chunks that stay in the L1 cache: the update loop keeps its own shape (so it
-// vectorises as it does without norms) and the sums read the chunk's old and new values after it.
+struct AdamUpdate {
+  double beta1, beta2, correction1, correction2, learning_rate, epsilon;
+  const float* gradient;
+  float* adam_m;
+  float* adam_v;
+
+  double Scalar(size_t i, double w) const {
+    const double g = gradient[i];
+    const double m = beta1 * adam_m[i] + (1.0 - beta1) * g;
+    const double v = beta2 * adam_v[i] + (1.0 - beta2) * g * g;
+    adam_m[i] = static_cast<float>(m);
+    adam_v[i] = static_cast<float>(v);
+    const double m_hat = m / correction1;
+    const double v_hat = v / correction2;
+    return w - learning_rate * m_hat / std::sqrt(v_hat + epsilon);
+  }
+#if defined(__SSE2__)
+  __m128d Pair(size_t i, __m128d w) const;
+#endif
+};
+
+#if defined(__SSE2__)
+// Two floats at `at` as two doubles, and back (unaligned, no aliasing assumptions).
+inline __m128d LoadTwo(const float* at) {
+  return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(at))));
+}
+inline void StoreTwo(float* at, __m128d values) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(at), _mm_castps_si128(_mm_cvtpd_ps(values)));
+}
+
+__m128d SgdUpdate::Pair(size_t i, __m128d w) const {
+  return _mm_sub_pd(w, _mm_mul_pd(_mm_set1_pd(scale), LoadTwo(gradient + i)));
+}
+
+__m128d AdamUpdate::Pair(size_t i, __m128d w) const {
+  const __m128d g = LoadTwo(gradient + i);
+  const __m128d m = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(beta1), LoadTwo(adam_m + i)),
+                               _mm_mul_pd(_mm_set1_pd(1.0 - beta1), g));
+  const __m128d v = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(beta2), LoadTwo(adam_v + i)),
+                               _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(1.0 - beta2), g), g));
+  StoreTwo(adam_m + i, m);
+  StoreTwo(adam_v + i, v);
+  const __m128d m_hat = _mm_div_pd(m, _mm_set1_pd(correction1));
+  const __m128d v_hat = _mm_div_pd(v, _mm_set1_pd(correction2));
+  const __m128d step = _mm_div_pd(_mm_mul_pd(_mm_set1_pd(learning_rate), m_hat),
+                                  _mm_sqrt_pd(_mm_add_pd(v_hat, _mm_set1_pd(epsilon))));
+  return _mm_sub_pd(w, step);
+}
+#endif
+
+// Applies `update` to the trained slice. With `norms`, also sums ||W|| before the update over the
+// whole tensor (untrained rows included) and ||dW|| of what was applied (the float difference),
+// inside the same loop, where the additions hide behind the update's divisions.
 template <typename Update>
-void UpdateSlice(const ParameterSlice& p, UpdateNorms* norms, Update update) {
+void UpdateSlice(const ParameterSlice& p, UpdateNorms* norms, const Update& update) {
   float* w = p.weights + p.first_row * p.row_elements;
   const size_t count = TrainedElementCount(p);
-  if (norms == nullptr) {
-    for (size_t i = 0; i < count; ++i) w[i] = update(i, w[i]);
-    return;
+  double weight_squared = 0.0, update_squared = 0.0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  __m128d weight_lanes = _mm_setzero_pd(), update_lanes = _mm_setzero_pd();
+  for (; i + 2 <= count; i += 2) {
+    const __m128d before = LoadTwo(w + i);
+    const __m128 after = _mm_cvtpd_ps(update.Pair(i, before));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(w + i), _mm_castps_si128(after));
+    if (norms != nullptr) {
+      const __m128d applied = _mm_sub_pd(before, _mm_cvtps_pd(after));
+      weight_lanes = _mm_add_pd(weight_lanes, _mm_mul_pd(before, before));
+      update_lanes = _mm_add_pd(update_lanes, _mm_mul_pd(applied, applied));
+    }
   }
-  NormLanes sums;
-  sums.AddWeights(p.weights, p.first_row * p.row_elements);
-  constexpr size_t kChunk = 512;
-  float before[kChunk];
-  for (size_t begin = 0; begin < count; begin += kChunk) {
-    const size_t n = count - begin < kChunk ? count - begin : kChunk;
-    float* chunk = w + begin;
-    std::memcpy(before, chunk, n * sizeof(float));
-    for (size_t i = 0; i < n; ++i) chunk[i] = update(begin + i, before[i]);
-    sums.Add(before, chunk, n);
+  alignas(16) double lanes[2];
+  _mm_store_pd(lanes, weight_lanes);
+  weight_squared = lanes[0] + lanes[1];
+  _mm_store_pd(lanes, update_lanes);
+  update_squared = lanes[0] + lanes[1];
+#endif
+  for (; i < count; ++i) {
+    const float before = w[i];
+    w[i] = static_cast<float>(update.Scalar(i, before));
+    const double applied = static_cast<double>(before) - w[i];
+    weight_squared += static_cast<double>(before) * before;
+    update_squared += applied * applied;
   }
+  if (norms == nullptr) return;
   const size_t end = (p.first_row + p.row_count) * p.row_elements;
-  sums.AddWeights(p.weights + end, p.element_count - end);
-  norms->weight_norm = static_cast<float>(std::sqrt(NormLanes::Total(sums.weight)));
-  norms->update_norm = static_cast<float>(std::sqrt(NormLanes::Total(sums.update)));
+  weight_squared += SquaredNorm(p.weights, p.first_row * p.row_elements);
+  weight_squared += SquaredNorm(p.weights + end, p.element_count - end);
+  norms->weight_norm = static_cast<float>(std::sqrt(weight_squared));
+  norms->update_norm = static_cast<float>(std::sqrt(update_squared));
 }
 
 }  // namespace
@@ -134,11 +162,8 @@ Status ApplySgd(const SgdSettings& settings, uint32_t batch_size, const Paramete
   if (batch_size == 0) {
     return Status::Error(StatusCode::kInvalidArgument, "sgd: batch size is 0");
   }
-  const double scale = static_cast<double>(settings.learning_rate) / batch_size;
-  const float* gradient = p.gradient;
-  UpdateSlice(p, norms, [scale, gradient](size_t i, float w) {
-    return static_cast<float>(w - scale * gradient[i]);
-  });
+  UpdateSlice(p, norms,
+              SgdUpdate{static_cast<double>(settings.learning_rate) / batch_size, p.gradient});
   return Status::Ok();
 }
 
@@ -157,21 +182,9 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
     return Status::Error(StatusCode::kInvalidArgument,
                          "adam: beta1 %g and beta2 %g must lie in [0, 1)", beta1, beta2);
   }
-  const double learning_rate = settings.learning_rate;
-  const double epsilon = settings.epsilon;
-  const float* gradient = p.gradient;
-  float* adam_m = p.adam_m;
-  float* adam_v = p.adam_v;
-  UpdateSlice(p, norms, [=](size_t i, float w) {
-    const double g = gradient[i];
-    const double m = beta1 * adam_m[i] + (1.0 - beta1) * g;
-    const double v = beta2 * adam_v[i] + (1.0 - beta2) * g * g;
-    adam_m[i] = static_cast<float>(m);
-    adam_v[i] = static_cast<float>(v);
-    const double m_hat = m / correction1;
-    const double v_hat = v / correction2;
-    return static_cast<float>(w - learning_rate * m_hat / std::sqrt(v_hat + epsilon));
-  });
+  UpdateSlice(p, norms,
+              AdamUpdate{beta1, beta2, correction1, correction2, settings.learning_rate,
+                         settings.epsilon, p.gradient, p.adam_m, p.adam_v});
   return Status::Ok();
 }
 

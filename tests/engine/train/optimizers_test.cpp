@@ -181,6 +181,47 @@ TEST(UpdateNorms, WeightNormCoversEveryRowAndUpdateNormOnlyTheTrainedOnes) {
   EXPECT_EQ(again, w);
 }
 
+// The update runs two values at a time where the host allows and one at a time for the tail;
+// every element, at every position, must get the documented formula's bits, with and without the
+// norms being summed.
+TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
+  const AdamSettings adam{0.01f, 0.9f, 0.999f, 1e-7f};
+  for (size_t count : {1u, 2u, 7u, 64u, 1001u}) {
+    for (bool with_norms : {false, true}) {
+      std::vector<float> w(count), g(count), m(count), v(count);
+      for (size_t i = 0; i < count; ++i) {
+        w[i] = std::sin(static_cast<float>(i) + 0.5f);
+        g[i] = 1e-3f * std::cos(static_cast<float>(i) * 0.7f);
+        m[i] = 1e-4f * static_cast<float>(i % 5);
+        v[i] = 1e-6f * static_cast<float>(i % 3);
+      }
+      std::vector<float> want_w = w, want_m = m, want_v = v;
+      const uint32_t step = 3;
+      for (size_t i = 0; i < count; ++i) {
+        const double b1 = adam.beta1, b2 = adam.beta2, gi = g[i];
+        const double mi = b1 * want_m[i] + (1.0 - b1) * gi;
+        const double vi = b2 * want_v[i] + (1.0 - b2) * gi * gi;
+        want_m[i] = static_cast<float>(mi);
+        want_v[i] = static_cast<float>(vi);
+        const double m_hat = mi / (1.0 - std::pow(b1, step));
+        const double v_hat = vi / (1.0 - std::pow(b2, step));
+        want_w[i] = static_cast<float>(want_w[i] -
+                                       static_cast<double>(adam.learning_rate) * m_hat /
+                                           std::sqrt(v_hat + static_cast<double>(adam.epsilon)));
+      }
+      UpdateNorms norms;
+      ASSERT_TRUE(
+          ApplyAdam(adam, step, WholeTensor(&w, g, &m, &v), with_norms ? &norms : nullptr).ok());
+      for (size_t i = 0; i < count; ++i) {
+        SCOPED_TRACE("count " + std::to_string(count) + " element " + std::to_string(i));
+        EXPECT_EQ(w[i], want_w[i]);
+        EXPECT_EQ(m[i], want_m[i]);
+        EXPECT_EQ(v[i], want_v[i]);
+      }
+    }
+  }
+}
+
 TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {
   std::vector<float> w = {1, 2, 3, 4};
   const std::vector<float> g = {1, 1};

@@ -39,8 +39,11 @@
 #include "tests/common/chain_model.h"
 #include "ui/session/trace_snapshot.h"
 #include "ui/session/trainability.h"
+#include "ui/views/gradients_view.h"
 #include "ui/views/graph_view.h"
+#include "ui/views/loss_view.h"
 #include "ui/views/main_window.h"
+#include "ui/views/memory_view.h"
 
 namespace trainscope {
 namespace {
@@ -158,6 +161,12 @@ int TrainingStalls(const QString& models_dir, double seconds) {
   QElapsedTimer wall;
   wall.start();
   const uint32_t first_step = session.store->snapshot()->progress.optimizer_step;
+  MemoryView* memory_view = session.window.memoryView();
+  LossView* loss_view = session.window.lossView();
+  GradientsView* gradients_view = session.window.gradientsView();
+  const uint64_t memory_rebuilds = memory_view->rebuildCount();
+  const uint64_t loss_rebuilds = loss_view->rebuildCount();
+  const uint64_t gradient_rebuilds = gradients_view->rebuildCount();
   const double gui_cpu_before = ThreadCpuSeconds();
   const GapStats training = MeasureGaps(seconds);
   const double gui_cpu = ThreadCpuSeconds() - gui_cpu_before;
@@ -172,6 +181,14 @@ int TrainingStalls(const QString& models_dir, double seconds) {
   // waited for a core (the machine's load), not for its own work.
   std::printf("          GUI thread CPU time %.2f s of %.2f s wall (%.0f %%)\n", gui_cpu, elapsed,
               100.0 * gui_cpu / elapsed);
+  // How often the views redrew: the rate the user sees, and what the CPU above paid for.
+  auto rate = [elapsed](uint64_t now, uint64_t before) {
+    return static_cast<double>(now - before) / elapsed;
+  };
+  std::printf("          view rebuilds per second: memory %.1f, loss %.1f, gradients %.1f\n",
+              rate(memory_view->rebuildCount(), memory_rebuilds),
+              rate(loss_view->rebuildCount(), loss_rebuilds),
+              rate(gradients_view->rebuildCount(), gradient_rebuilds));
   return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "ui/views/format.h"
+#include "ui/views/plot_refresh.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/snapshot_follower.h"
 #include "ui/views/theme.h"
@@ -165,7 +166,7 @@ GradientsView::GradientsView(QWidget* parent) : QWidget(parent) {
 
   applyTheme();
   follower_ = new SnapshotFollower(this);
-  follower_->setCallback([this](const auto& snapshot) { rebuild(*snapshot); });
+  follower_->setCallback([this](const auto& snapshot) { onSnapshot(*snapshot); });
 }
 
 GradientsView::~GradientsView() = default;
@@ -206,11 +207,20 @@ void GradientsView::selectOps(const QList<int>& ops) {
 }
 
 void GradientsView::refresh() {
+  force_rebuild_ = true;
   if (follower_->latest()) {
     follower_->refresh();
   } else {
     follower_->poll();
   }
+  force_rebuild_ = false;
+}
+
+void GradientsView::onSnapshot(const TraceSnapshot& snapshot) {
+  // Memory and loss events change the store too; these plots need only the gradients.
+  if (!force_rebuild_ && snapshot.gradients == shown_gradients_) return;
+  shown_gradients_ = snapshot.gradients;
+  rebuild(snapshot);
 }
 
 void GradientsView::changeEvent(QEvent* event) {
@@ -258,11 +268,12 @@ void GradientsView::applyTheme() {
 }
 
 void GradientsView::rebuild(const TraceSnapshot& snapshot) {
+  ++rebuilds_;
   rebuildLayers(snapshot);
   rebuildHeatmap(snapshot);
   rebuildHistogram(snapshot);
   for (QCustomPlot* plot : {layers_plot_, heatmap_plot_, histogram_plot_}) {
-    plot->replot(QCustomPlot::rpQueuedReplot);
+    ReplotWhenVisible(plot);
   }
 }
 

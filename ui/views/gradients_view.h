@@ -63,6 +63,8 @@ class GradientsView : public QWidget {
   QCPGraph* nonFiniteMarkers() const { return non_finite_; }
   QCPColorMap* heatmap() const { return heatmap_; }
   QCPBars* histogramBars() const { return histogram_; }
+  // How often the plots were rebuilt: only when gradients arrived, or on refresh().
+  uint64_t rebuildCount() const { return rebuilds_; }
 
  public Q_SLOTS:
   void refresh();
@@ -71,6 +73,7 @@ class GradientsView : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
+  void onSnapshot(const TraceSnapshot& snapshot);
   void rebuild(const TraceSnapshot& snapshot);
   void rebuildLayers(const TraceSnapshot& snapshot);
   void rebuildHeatmap(const TraceSnapshot& snapshot);
@@ -100,6 +103,11 @@ class GradientsView : public QWidget {
   QComboBox* tensor_combo_ = nullptr;
   QLabel* histogram_title_ = nullptr;
   SnapshotFollower* follower_ = nullptr;
+  // The matrix shown now. Every gradient and update-ratio event replaces it in the store while a
+  // snapshot (and so this view) holds it, so the same pointer means no new gradient data.
+  std::shared_ptr<const GradientMatrix> shown_gradients_;
+  bool force_rebuild_ = false;
+  uint64_t rebuilds_ = 0;
 };
 
 }  // namespace trainscope

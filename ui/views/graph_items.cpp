@@ -158,7 +158,19 @@ GraphLegend::GraphLegend(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
+// The view sets its legend on every snapshot; an unchanged legend must not cost a relayout.
+bool GraphLegend::sameEntries(const std::vector<Entry>& entries) const {
+  if (entries.size() != entries_.size()) return false;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry& a = entries[i];
+    const Entry& b = entries_[i];
+    if (a.color != b.color || a.label != b.label || a.ring != b.ring) return false;
+  }
+  return true;
+}
+
 void GraphLegend::setEntries(const QString& title, std::vector<Entry> entries) {
+  if (!ramp_ && title == title_ && sameEntries(entries)) return;
   title_ = title;
   entries_ = std::move(entries);
   ramp_ = false;
@@ -168,6 +180,7 @@ void GraphLegend::setEntries(const QString& title, std::vector<Entry> entries) {
 
 void GraphLegend::setRamp(const QString& title, const QString& low, const QString& high,
                           std::vector<Entry> extra) {
+  if (ramp_ && title == title_ && low == low_ && high == high_ && sameEntries(extra)) return;
   title_ = title;
   low_ = low;
   high_ = high;

@@ -97,6 +97,7 @@ class GraphLegend : public QWidget {
  private:
   static constexpr int kRampWidth = 110;
   std::vector<QRect> layoutItems(int width) const;
+  bool sameEntries(const std::vector<Entry>& entries) const;
 
   QString title_;
   std::vector<Entry> entries_;

@@ -13,6 +13,7 @@
 
 #include "engine/core/training_options.h"
 #include "ui/views/format.h"
+#include "ui/views/plot_refresh.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/snapshot_follower.h"
 #include "ui/views/theme.h"
@@ -20,7 +21,10 @@
 namespace trainscope {
 namespace {
 constexpr int kMaxMetricGraphs = 6;
-}
+// Above this many points the per-epoch markers merge into a band: the line alone says more, and
+// hundreds of antialiased circles per replot were most of the GUI thread's time at full speed.
+constexpr int kMaxMarkedMetricPoints = 100;
+}  // namespace
 
 LossView::LossView(QWidget* parent) : QWidget(parent) {
   follow_check_ = new QCheckBox(tr("Follow"), this);
@@ -92,7 +96,7 @@ LossView::LossView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(plot_, 1);
   applyTheme();
   follower_ = new SnapshotFollower(this);
-  follower_->setCallback([this](const auto& snapshot) { rebuild(*snapshot); });
+  follower_->setCallback([this](const auto& snapshot) { onSnapshot(*snapshot); });
 }
 
 LossView::~LossView() = default;
@@ -120,11 +124,28 @@ void LossView::setLogScale(bool log) {
 }
 
 void LossView::refresh() {
+  force_rebuild_ = true;
   if (follower_->latest()) {
     follower_->refresh();
   } else {
     follower_->poll();
   }
+  force_rebuild_ = false;
+}
+
+void LossView::onSnapshot(const TraceSnapshot& snapshot) {
+  // Memory and gradient events change the store too; the plots need only loss and metrics.
+  bool same = !force_rebuild_ && snapshot.loss == shown_loss_ &&
+              snapshot.metrics.size() == shown_metrics_.size();
+  size_t index = 0;
+  for (auto it = snapshot.metrics.begin(); same && it != snapshot.metrics.end(); ++it, ++index) {
+    same = it->second == shown_metrics_[index];
+  }
+  if (same) return;
+  shown_loss_ = snapshot.loss;
+  shown_metrics_.clear();
+  for (const auto& entry : snapshot.metrics) shown_metrics_.push_back(entry.second);
+  rebuild(snapshot);
 }
 
 void LossView::changeEvent(QEvent* event) {
@@ -159,6 +180,7 @@ void LossView::applyTheme() {
 }
 
 void LossView::rebuild(const TraceSnapshot& snapshot) {
+  ++rebuilds_;
   const DecimatedSeries& loss = *snapshot.loss;
   const bool log = log_check_->isChecked();
   QVector<double> keys, means, lows, highs;
@@ -219,6 +241,10 @@ void LossView::rebuild(const TraceSnapshot& snapshot) {
       epoch_max = std::max(epoch_max, bucket.x_last);
     }
     graph->setData(epochs, values, true);
+    graph->setScatterStyle(QCPScatterStyle(epochs.size() <= kMaxMarkedMetricPoints
+                                               ? QCPScatterStyle::ssCircle
+                                               : QCPScatterStyle::ssNone,
+                                           5));
     graph->setName(
         kind < 5 ? tr("metric: %1").arg(QLatin1String(MetricName(static_cast<MetricKind>(kind))))
                  : tr("metric %1").arg(kind));
@@ -243,7 +269,7 @@ void LossView::rebuild(const TraceSnapshot& snapshot) {
     metric_rect_->axis(QCPAxis::atLeft)
         ->setRange(metric_range.lower - pad, metric_range.upper + pad);
   }
-  plot_->replot(QCustomPlot::rpQueuedReplot);
+  ReplotWhenVisible(plot_);
 }
 
 void LossView::scrollToNewest(double last_x) {

@@ -45,6 +45,9 @@ class LossView : public QWidget {
   QCPGraph* minGraph() const { return min_; }
   QCPGraph* maxGraph() const { return max_; }
   QCPGraph* nonFiniteGraph() const { return non_finite_; }
+  QCPGraph* metricGraph(int index) const { return metric_graphs_.at(static_cast<size_t>(index)); }
+  // How often the plots were rebuilt: only when the loss or a metric changed, or on refresh().
+  uint64_t rebuildCount() const { return rebuilds_; }
 
  public Q_SLOTS:
   void refresh();
@@ -53,6 +56,7 @@ class LossView : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
+  void onSnapshot(const TraceSnapshot& snapshot);
   void rebuild(const TraceSnapshot& snapshot);
   void applyTheme();
   void scrollToNewest(double last_x);
@@ -68,6 +72,12 @@ class LossView : public QWidget {
   QCheckBox* log_check_ = nullptr;
   QSpinBox* window_spin_ = nullptr;
   SnapshotFollower* follower_ = nullptr;
+  // What the plots show now; the store replaces a series instead of changing it while a
+  // snapshot (and so this view) holds it, so the same pointer means the same data.
+  std::shared_ptr<const DecimatedSeries> shown_loss_;
+  std::vector<std::shared_ptr<const DecimatedSeries>> shown_metrics_;
+  bool force_rebuild_ = false;
+  uint64_t rebuilds_ = 0;
 };
 
 }  // namespace trainscope

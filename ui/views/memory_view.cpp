@@ -12,6 +12,7 @@
 
 #include "ui/views/address_map.h"
 #include "ui/views/format.h"
+#include "ui/views/plot_refresh.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/snapshot_follower.h"
 #include "ui/views/theme.h"
@@ -133,7 +134,7 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
 
   applyTheme();
   follower_ = new SnapshotFollower(this);
-  follower_->setCallback([this](const auto& snapshot) { rebuild(*snapshot); });
+  follower_->setCallback([this](const auto& snapshot) { onSnapshot(*snapshot); });
 }
 
 MemoryView::~MemoryView() = default;
@@ -160,11 +161,26 @@ void MemoryView::setBudgetBytes(uint64_t bytes) {
 }
 
 void MemoryView::refresh() {
+  force_rebuild_ = true;
   if (follower_->latest()) {
     follower_->refresh();
   } else {
     follower_->poll();
   }
+  force_rebuild_ = false;
+}
+
+void MemoryView::onSnapshot(const TraceSnapshot& snapshot) {
+  // Loss and gradient events change the store too; these plots need only the step's memory.
+  if (!force_rebuild_ && snapshot.memory == shown_memory_ &&
+      snapshot.previous_step_peak_bytes == shown_previous_peak_ &&
+      snapshot.previous_step_last_tick == shown_previous_last_tick_) {
+    return;
+  }
+  shown_memory_ = snapshot.memory;
+  shown_previous_peak_ = snapshot.previous_step_peak_bytes;
+  shown_previous_last_tick_ = snapshot.previous_step_last_tick;
+  rebuild(snapshot);
 }
 
 int MemoryView::bufferCount() const {
@@ -198,6 +214,7 @@ void MemoryView::applyTheme() {
 }
 
 void MemoryView::rebuild(const TraceSnapshot& snapshot) {
+  ++rebuilds_;
   const LiveMemoryTimeline& memory = *snapshot.memory;
   peak_bytes_ = snapshot.peakBytes();
   const uint64_t scale_bytes = std::max(
@@ -227,8 +244,8 @@ void MemoryView::rebuild(const TraceSnapshot& snapshot) {
 
   rebuildTimeline(snapshot);
   rebuildAddressMap(snapshot);
-  timeline_->replot(QCustomPlot::rpQueuedReplot);
-  address_->replot(QCustomPlot::rpQueuedReplot);
+  ReplotWhenVisible(timeline_);
+  ReplotWhenVisible(address_);
 }
 
 void MemoryView::rebuildTimeline(const TraceSnapshot& snapshot) {

@@ -59,6 +59,8 @@ class MemoryView : public QWidget {
   int bufferCount() const;
   // The tooltip text for a point of the address map (empty when no buffer is there).
   QString describeBufferAt(double tick, double offset_bytes) const;
+  // How often the plots were rebuilt: only when the step's memory changed, or on refresh().
+  uint64_t rebuildCount() const { return rebuilds_; }
 
  public Q_SLOTS:
   void refresh();
@@ -70,6 +72,7 @@ class MemoryView : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
+  void onSnapshot(const TraceSnapshot& snapshot);
   void rebuild(const TraceSnapshot& snapshot);
   void rebuildTimeline(const TraceSnapshot& snapshot);
   void rebuildAddressMap(const TraceSnapshot& snapshot);
@@ -102,6 +105,13 @@ class MemoryView : public QWidget {
   QCPItemText* arena_label_ = nullptr;
   QCPItemStraightLine* address_cursor_ = nullptr;
   SnapshotFollower* follower_ = nullptr;
+  // The timeline shown now: the store replaces it instead of changing it while a snapshot (and
+  // so this view) holds it, so the same pointer means the same step state.
+  std::shared_ptr<const LiveMemoryTimeline> shown_memory_;
+  uint64_t shown_previous_peak_ = 0;
+  uint32_t shown_previous_last_tick_ = 0;
+  bool force_rebuild_ = false;
+  uint64_t rebuilds_ = 0;
 };
 
 }  // namespace trainscope

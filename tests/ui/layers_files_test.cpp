@@ -25,29 +25,7 @@ namespace {
 
 // FC RELU FC RELU FC SOFTMAX (16 -> 24 -> 12 -> 4), as file bytes.
 std::vector<uint8_t> MlpBytes() {
-  ModelBuilder b;
-  const std::vector<int32_t> widths{16, 24, 12, 4};
-  int previous = b.AddTensor("input", {1, widths.front()});
-  b.SetInputs({previous});
-  for (size_t layer = 1; layer < widths.size(); ++layer) {
-    const std::string name = "dense" + std::to_string(layer);
-    const int32_t in = widths[layer - 1];
-    const int32_t out = widths[layer];
-    const int w =
-        b.AddConstant(name + "/w", {out, in}, testing::Ramp(static_cast<size_t>(out * in), 0.01f));
-    const int bias =
-        b.AddConstant(name + "/b", {out}, testing::Ramp(static_cast<size_t>(out), 0.1f));
-    const int y = b.AddTensor(name + "/y", {1, out});
-    b.AddOperator(op::kFullyConnected, {previous, w, bias}, {y});
-    const bool last = layer + 1 == widths.size();
-    const int activated = b.AddTensor(name + (last ? "/softmax" : "/relu"), {1, out});
-    b.AddOperator(last ? op::kSoftmax : op::kRelu, {y}, {activated});
-    previous = activated;
-  }
-  b.SetOutputs({previous});
-  std::vector<uint8_t> bytes;
-  if (!b.Finish(&bytes).ok()) bytes.clear();
-  return bytes;
+  return testing::MakeMlpBytes({16, 24, 12, 4});
 }
 
 QByteArray ReadAll(const QString& path) {

@@ -29,9 +29,10 @@ inline Graph FinishGraph(const ModelBuilder& builder) {
   return model.graph();
 }
 
-// FULLY_CONNECTED + RELU per hidden width, then a final FULLY_CONNECTED and SOFTMAX.
+// FULLY_CONNECTED + RELU per hidden width, then a final FULLY_CONNECTED and SOFTMAX, as file
+// bytes (empty if building failed).
 // widths = {16, 8, 4}: 16 inputs, one hidden layer of 8, 4 outputs -> FC RELU FC SOFTMAX.
-inline Graph MakeMlp(const std::vector<int32_t>& widths) {
+inline std::vector<uint8_t> MakeMlpBytes(const std::vector<int32_t>& widths) {
   ModelBuilder b;
   int previous = b.AddTensor("input", {1, widths.front()});
   b.SetInputs({previous});
@@ -49,7 +50,16 @@ inline Graph MakeMlp(const std::vector<int32_t>& widths) {
     previous = activated;
   }
   b.SetOutputs({previous});
-  return FinishGraph(b);
+  std::vector<uint8_t> bytes;
+  if (!b.Finish(&bytes).ok()) bytes.clear();
+  return bytes;
+}
+
+// The same MLP read back as a Graph; an empty Graph if anything failed.
+inline Graph MakeMlp(const std::vector<int32_t>& widths) {
+  Model model;
+  if (!Model::FromBytes(MakeMlpBytes(widths), &model).ok()) return Graph();
+  return model.graph();
 }
 
 // A small image classifier: CONV_2D MAX_POOL_2D CONV_2D RESHAPE FULLY_CONNECTED

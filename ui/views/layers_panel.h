@@ -9,6 +9,9 @@
 // Apply emits trainabilityApplied(last_n, ranks) - the owner forwards it to the EventSource,
 // which applies it at the next optimizer step - and Revert returns to the applied choice.
 //
+// "Export memory report…" (layers_panel_report.cpp) writes the pending choice's memory report in
+// any format of ui/report, the same bytes `trainscope-cli report` writes for it.
+//
 // Files (layers_panel_files.cpp): an onert-micro train-config file (magic 29) or a model's
 // CIRCLE_TRAINING metadata loads as a pending edit, previewed like any other, for the user to
 // apply; a bad file changes nothing and its message (what, where) shows under the buttons.
@@ -43,6 +46,7 @@
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
 #include "engine/model/graph.h"
+#include "ui/report/report_export.h"
 #include "ui/session/trainability.h"
 
 class QLabel;
@@ -56,6 +60,10 @@ class QCustomPlot;
 namespace trainscope {
 
 using TrainRankMap = std::map<uint16_t, TrainRank>;
+
+// The report format a file name asks for by its suffix (".html", ".trace.json", ...); false
+// when the suffix names none.
+bool ReportFormatForPath(const QString& path, ReportFormat* format);
 
 class LayersModel;
 struct FitRun;
@@ -94,6 +102,9 @@ class LayersPanel : public QWidget {
   Status saveTrainConfig(const QString& path) const;
   Status loadTrainingMetadata(const QString& model_path);
   Status saveModelWithTrainingMetadata(const QString& path) const;
+  // The memory report (ui/report, as `trainscope-cli report` writes it) of the pending choice
+  // with the optimizer and batch of setTrainingOptions() (layers_panel_report.cpp).
+  Status exportMemoryReport(const QString& path, ReportFormat format) const;
 
   // "Does it fit?": the budget the next search uses (whole bytes; the spin box shows KiB).
   void setFitBudgetBytes(uint64_t bytes);
@@ -122,6 +133,8 @@ class LayersPanel : public QWidget {
   void selectOps(const QList<int>& ops);
   // Starts the search for fitBudgetBytes() on a worker thread; ignored while one runs.
   void startFit();
+  // Asks for a file (the format follows its name or the chosen filter) and exports to it.
+  void exportMemoryReportDialog();
 
  Q_SIGNALS:
   void trainabilityApplied(uint32_t last_n, const trainscope::TrainRankMap& ranks);

@@ -97,6 +97,11 @@ QLayout* LayersPanel::createFileButtons() {
                                                       suggestion, model_filter);
     if (!path.isEmpty()) static_cast<void>(saveModelWithTrainingMetadata(path));
   });
+  QPushButton* export_report =
+      make(tr("Export memory report…"),
+           tr("Write the memory report of the pending choice: HTML, PDF, JSON, CSV, Mondrian "
+              "or Chrome trace"));
+  connect(export_report, &QPushButton::clicked, this, &LayersPanel::exportMemoryReportDialog);
   file_message_ = new QLabel(this);
   file_message_->setWordWrap(true);
   file_message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -106,7 +111,8 @@ QLayout* LayersPanel::createFileButtons() {
   grid->addWidget(save_config, 0, 1);
   grid->addWidget(load_model, 1, 0);
   grid->addWidget(save_model, 1, 1);
-  grid->addWidget(file_message_, 2, 0, 1, 2);
+  grid->addWidget(export_report, 2, 0, 1, 2);
+  grid->addWidget(file_message_, 3, 0, 1, 2);
   return grid;
 }
 

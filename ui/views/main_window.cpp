@@ -188,6 +188,13 @@ void MainWindow::createMenus() {
   file->addAction(open_action_);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
+  QAction* export_report = file->addAction(tr("Export &Memory Report…"), layers_panel_,
+                                           &LayersPanel::exportMemoryReportDialog);
+  export_report->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M));
+  export_report->setToolTip(
+      tr("The memory report of the layers panel's choice, as HTML, PDF, "
+         "JSON, CSV, Mondrian or Chrome trace"));
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 

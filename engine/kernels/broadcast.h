@@ -8,6 +8,11 @@
 //   BroadcastPlan plan;
 //   if (!PlanBroadcast(DimsOf(a), DimsOf(b), &plan)) ...;  // shapes incompatible
 //   ForEachBroadcast(plan, [&](int out, int ia, int ib) { y[out] = a[ia] + b[ib]; });
+//
+// EvalBinary / BackwardBinary are the whole Eval and Backward of a binary op around its own
+// math, which stays in the op's file:
+//
+//   return EvalBinary(io, [](float a, float b) { return a + b; });
 #pragma once
 
 #include "engine/kernels/kernel_util.h"
@@ -58,5 +63,52 @@ BroadcastPlan BinaryPlanOf(const Io& io) {
 // Prepare of ADD, SUB and MUL: two inputs that broadcast to the output's shape, a supported
 // fused activation.
 Status PrepareBinary(const Subgraph& subgraph, const Operator& op, uint32_t op_index);
+
+// The registration of ADD, SUB or MUL (bit i of backward_reads_inputs: Backward reads input i).
+constexpr OpRegistration BinaryRegistration(int32_t opcode, EvalFn eval, BackwardFn backward,
+                                            uint32_t backward_reads_inputs) {
+  return {opcode,
+          PrepareBinary,
+          eval,
+          backward,
+          FusedActivationScratch,
+          /*int32_inputs=*/0,
+          backward_reads_inputs,
+          OutputUse::kFusedActivation,
+          /*weights_input=*/-1,
+          /*bias_input=*/-1,
+          /*half_rank=*/false};
+}
+
+// Eval of ADD, SUB and MUL: y = act(combine(a, b)) for every output element.
+template <typename Combine>
+Status EvalBinary(const KernelIo& io, Combine combine) {
+  const BroadcastPlan plan = BinaryPlanOf(io);
+  const float* a = InputFloats(io, 0);
+  const float* b = InputFloats(io, 1);
+  float* y = MutableOutputFloats(io);
+  const Activation activation = io.op->options.activation;
+  ForEachBroadcast(plan, [&](int i, int ia, int ib) {
+    y[i] = ApplyActivation(activation, combine(a[ia], b[ib]));
+  });
+  return Status::Ok();
+}
+
+// Backward of ADD, SUB and MUL: turns dY into the pre-activation gradient dz, then calls
+// accumulate(dz[i], ia, ib, da, db) for every output element in order, so the sums over broadcast
+// dimensions add up in one fixed order. da or db is nullptr when that gradient is not wanted.
+template <typename Accumulate>
+Status BackwardBinary(const BackwardIo& io, Accumulate accumulate) {
+  float* da = InputGradient(io, 0);
+  float* db = InputGradient(io, 1);
+  if (da == nullptr && db == nullptr) return Status::Ok();
+  const float* dy = nullptr;
+  TS_RETURN_IF_ERROR(OutputGradient(io, &dy));
+  const BroadcastPlan plan = BinaryPlanOf(io);
+  const float* dz = PreActivationGradient(io.op->options.activation, OutputFloats(io), dy,
+                                          plan.out.Count(), io.scratch);
+  ForEachBroadcast(plan, [&](int i, int ia, int ib) { accumulate(dz[i], ia, ib, da, db); });
+  return Status::Ok();
+}
 
 }  // namespace trainscope

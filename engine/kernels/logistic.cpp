@@ -4,56 +4,30 @@
 // saved output: dx += dy * y * (1 - y).
 #include <cmath>
 
-#include "engine/kernels/kernel_util.h"
 #include "engine/kernels/registrations.h"
+#include "engine/kernels/unary_elementwise.h"
 
 namespace trainscope {
 namespace {
 
-Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) {
-  return ExpectSameShapeUnary(OpCheck(subgraph, op, op_index));
-}
-
 Status Eval(const KernelIo& io) {
-  const size_t count = OutputTensor(io).element_count();
-  const float* x = InputFloats(io, 0);
-  float* y = MutableOutputFloats(io);
-  for (size_t i = 0; i < count; ++i) {
-    if (x[i] >= 0.0f) {
-      y[i] = 1.0f / (1.0f + std::exp(-x[i]));
-    } else {
-      const float e = std::exp(x[i]);
-      y[i] = e / (1.0f + e);
-    }
-  }
-  return Status::Ok();
+  return EvalElementwise(io, [](float x) {
+    if (x >= 0.0f) return 1.0f / (1.0f + std::exp(-x));
+    const float e = std::exp(x);
+    return e / (1.0f + e);
+  });
 }
 
 Status Backward(const BackwardIo& io) {
-  float* dx = InputGradient(io, 0);
-  if (dx == nullptr) return Status::Ok();
-  const float* dy = nullptr;
-  TS_RETURN_IF_ERROR(OutputGradient(io, &dy));
-  const size_t count = OutputTensor(io).element_count();
-  const float* y = OutputFloats(io);
-  for (size_t i = 0; i < count; ++i) dx[i] += dy[i] * y[i] * (1.0f - y[i]);
-  return Status::Ok();
+  return BackwardElementwise(io, SavedForward::kOutput,
+                             [](float& dx, float dy, float y) { dx += dy * y * (1.0f - y); });
 }
 
 }  // namespace
 
 const OpRegistration& RegistrationLogistic() {
-  static constexpr OpRegistration kRegistration = {op::kLogistic,
-                                                   Prepare,
-                                                   Eval,
-                                                   Backward,
-                                                   nullptr,
-                                                   /*int32_inputs=*/0,
-                                                   /*backward_reads_inputs=*/0,
-                                                   OutputUse::kAlways,
-                                                   /*weights_input=*/-1,
-                                                   /*bias_input=*/-1,
-                                                   /*half_rank=*/false};
+  static constexpr OpRegistration kRegistration =
+      ElementwiseRegistration(op::kLogistic, Eval, Backward, SavedForward::kOutput);
   return kRegistration;
 }
 

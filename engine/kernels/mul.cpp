@@ -9,48 +9,23 @@ namespace trainscope {
 namespace {
 
 Status Eval(const KernelIo& io) {
-  const BroadcastPlan plan = BinaryPlanOf(io);
-  const float* a = InputFloats(io, 0);
-  const float* b = InputFloats(io, 1);
-  float* y = MutableOutputFloats(io);
-  const Activation activation = io.op->options.activation;
-  ForEachBroadcast(
-      plan, [&](int i, int ia, int ib) { y[i] = ApplyActivation(activation, a[ia] * b[ib]); });
-  return Status::Ok();
+  return EvalBinary(io, [](float a, float b) { return a * b; });
 }
 
 Status Backward(const BackwardIo& io) {
-  float* da = InputGradient(io, 0);
-  float* db = InputGradient(io, 1);
-  if (da == nullptr && db == nullptr) return Status::Ok();
-  const float* dy = nullptr;
-  TS_RETURN_IF_ERROR(OutputGradient(io, &dy));
-  const BroadcastPlan plan = BinaryPlanOf(io);
-  const float* dz = PreActivationGradient(io.op->options.activation, OutputFloats(io), dy,
-                                          plan.out.Count(), io.scratch);
   const float* a = InputFloats(io, 0);
   const float* b = InputFloats(io, 1);
-  ForEachBroadcast(plan, [&](int i, int ia, int ib) {
-    if (da != nullptr) da[ia] += dz[i] * b[ib];
-    if (db != nullptr) db[ib] += dz[i] * a[ia];
+  return BackwardBinary(io, [a, b](float dz, int ia, int ib, float* da, float* db) {
+    if (da != nullptr) da[ia] += dz * b[ib];
+    if (db != nullptr) db[ib] += dz * a[ia];
   });
-  return Status::Ok();
 }
 
 }  // namespace
 
 const OpRegistration& RegistrationMul() {
-  static constexpr OpRegistration kRegistration = {op::kMul,
-                                                   PrepareBinary,
-                                                   Eval,
-                                                   Backward,
-                                                   FusedActivationScratch,
-                                                   /*int32_inputs=*/0,
-                                                   /*backward_reads_inputs=*/(1u << 0) | (1u << 1),
-                                                   OutputUse::kFusedActivation,
-                                                   /*weights_input=*/-1,
-                                                   /*bias_input=*/-1,
-                                                   /*half_rank=*/false};
+  static constexpr OpRegistration kRegistration =
+      BinaryRegistration(op::kMul, Eval, Backward, /*backward_reads_inputs=*/(1u << 0) | (1u << 1));
   return kRegistration;
 }
 

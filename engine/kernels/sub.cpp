@@ -10,46 +10,21 @@ namespace trainscope {
 namespace {
 
 Status Eval(const KernelIo& io) {
-  const BroadcastPlan plan = BinaryPlanOf(io);
-  const float* a = InputFloats(io, 0);
-  const float* b = InputFloats(io, 1);
-  float* y = MutableOutputFloats(io);
-  const Activation activation = io.op->options.activation;
-  ForEachBroadcast(
-      plan, [&](int i, int ia, int ib) { y[i] = ApplyActivation(activation, a[ia] - b[ib]); });
-  return Status::Ok();
+  return EvalBinary(io, [](float a, float b) { return a - b; });
 }
 
 Status Backward(const BackwardIo& io) {
-  float* da = InputGradient(io, 0);
-  float* db = InputGradient(io, 1);
-  if (da == nullptr && db == nullptr) return Status::Ok();
-  const float* dy = nullptr;
-  TS_RETURN_IF_ERROR(OutputGradient(io, &dy));
-  const BroadcastPlan plan = BinaryPlanOf(io);
-  const float* dz = PreActivationGradient(io.op->options.activation, OutputFloats(io), dy,
-                                          plan.out.Count(), io.scratch);
-  ForEachBroadcast(plan, [&](int i, int ia, int ib) {
-    if (da != nullptr) da[ia] += dz[i];
-    if (db != nullptr) db[ib] -= dz[i];
+  return BackwardBinary(io, [](float dz, int ia, int ib, float* da, float* db) {
+    if (da != nullptr) da[ia] += dz;
+    if (db != nullptr) db[ib] -= dz;
   });
-  return Status::Ok();
 }
 
 }  // namespace
 
 const OpRegistration& RegistrationSub() {
-  static constexpr OpRegistration kRegistration = {op::kSub,
-                                                   PrepareBinary,
-                                                   Eval,
-                                                   Backward,
-                                                   FusedActivationScratch,
-                                                   /*int32_inputs=*/0,
-                                                   /*backward_reads_inputs=*/0,
-                                                   OutputUse::kFusedActivation,
-                                                   /*weights_input=*/-1,
-                                                   /*bias_input=*/-1,
-                                                   /*half_rank=*/false};
+  static constexpr OpRegistration kRegistration =
+      BinaryRegistration(op::kSub, Eval, Backward, /*backward_reads_inputs=*/0);
   return kRegistration;
 }
 

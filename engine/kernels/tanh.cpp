@@ -3,49 +3,26 @@
 // TANH: y = tanh(x). Backward uses the saved output: dx += dy * (1 - y^2).
 #include <cmath>
 
-#include "engine/kernels/kernel_util.h"
 #include "engine/kernels/registrations.h"
+#include "engine/kernels/unary_elementwise.h"
 
 namespace trainscope {
 namespace {
 
-Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) {
-  return ExpectSameShapeUnary(OpCheck(subgraph, op, op_index));
-}
-
 Status Eval(const KernelIo& io) {
-  const size_t count = OutputTensor(io).element_count();
-  const float* x = InputFloats(io, 0);
-  float* y = MutableOutputFloats(io);
-  for (size_t i = 0; i < count; ++i) y[i] = std::tanh(x[i]);
-  return Status::Ok();
+  return EvalElementwise(io, [](float x) { return std::tanh(x); });
 }
 
 Status Backward(const BackwardIo& io) {
-  float* dx = InputGradient(io, 0);
-  if (dx == nullptr) return Status::Ok();
-  const float* dy = nullptr;
-  TS_RETURN_IF_ERROR(OutputGradient(io, &dy));
-  const size_t count = OutputTensor(io).element_count();
-  const float* y = OutputFloats(io);
-  for (size_t i = 0; i < count; ++i) dx[i] += dy[i] * (1.0f - y[i] * y[i]);
-  return Status::Ok();
+  return BackwardElementwise(io, SavedForward::kOutput,
+                             [](float& dx, float dy, float y) { dx += dy * (1.0f - y * y); });
 }
 
 }  // namespace
 
 const OpRegistration& RegistrationTanh() {
-  static constexpr OpRegistration kRegistration = {op::kTanh,
-                                                   Prepare,
-                                                   Eval,
-                                                   Backward,
-                                                   nullptr,
-                                                   /*int32_inputs=*/0,
-                                                   /*backward_reads_inputs=*/0,
-                                                   OutputUse::kAlways,
-                                                   /*weights_input=*/-1,
-                                                   /*bias_input=*/-1,
-                                                   /*half_rank=*/false};
+  static constexpr OpRegistration kRegistration =
+      ElementwiseRegistration(op::kTanh, Eval, Backward, SavedForward::kOutput);
   return kRegistration;
 }
 

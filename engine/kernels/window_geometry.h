@@ -7,7 +7,10 @@
 //
 //   TS_RETURN_IF_ERROR(ValidateWindow(check, input, filter_h, filter_w, true));   // Prepare
 //   const WindowGeometry g = MakeWindow(DimsOf(x), options, filter_h, filter_w, true);  // Eval
-//   int y0 = oy * g.stride_h - g.pad_top;  // first input row of the window
+//   for (int p = 0; p < OutputPixels(g); ++p) {
+//     const WindowTaps taps = TapsOf(g, p);
+//     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky)
+//       for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) ... x[InputPixel(g, taps, ky, kx) * c]
 #pragma once
 
 #include <cstdint>
@@ -36,5 +39,52 @@ Status ValidateWindow(const OpCheck& check, const Dims& input, int filter_h, int
 
 // MAX_POOL_2D / AVERAGE_POOL_2D Prepare: one input, one output [N, OH, OW, C].
 Status PreparePool(const Subgraph& subgraph, const Operator& op, uint32_t op_index);
+
+// The window of one output pixel: its batch index and the filter taps that fall inside the input,
+// rows ky in [ky_begin, ky_end) and columns kx in [kx_begin, kx_end) (empty when none). Walking
+// these ranges in order visits the same taps, in the same order, as walking the whole filter and
+// skipping the padding.
+struct WindowTaps {
+  int n = 0;
+  int top = 0, left = 0;  // input row and column of tap (0, 0), possibly in the padding
+  int ky_begin = 0, ky_end = 0;
+  int kx_begin = 0, kx_end = 0;
+  int Count() const { return (ky_end - ky_begin) * (kx_end - kx_begin); }
+};
+
+// Output pixels [N, OH, OW] in NHWC order; pixel p starts at flat offset p * channels.
+inline int OutputPixels(const WindowGeometry& g) {
+  return g.batch * g.out_h * g.out_w;
+}
+
+// Used by TapsOf: the filter cells k in [0, filter) whose coordinate start + k * dilation lies in
+// [0, size) form one run; returns it as [*begin, *end). Only border windows step past a cell, so
+// the scans are cheaper than dividing.
+inline void InsideRun(int start, int filter, int dilation, int size, int* begin, int* end) {
+  int first = 0;
+  while (first < filter && start + first * dilation < 0) ++first;
+  int last = filter;
+  while (last > first && start + (last - 1) * dilation >= size) --last;
+  *begin = first;
+  *end = last;
+}
+
+// The window of output pixel `out_pixel` (0 <= out_pixel < OutputPixels(g)).
+inline WindowTaps TapsOf(const WindowGeometry& g, int out_pixel) {
+  WindowTaps taps;
+  const int ox = out_pixel % g.out_w;
+  const int oy = out_pixel / g.out_w % g.out_h;
+  taps.n = out_pixel / g.out_w / g.out_h;
+  taps.top = oy * g.stride_h - g.pad_top;
+  taps.left = ox * g.stride_w - g.pad_left;
+  InsideRun(taps.top, g.filter_h, g.dilation_h, g.in_h, &taps.ky_begin, &taps.ky_end);
+  InsideRun(taps.left, g.filter_w, g.dilation_w, g.in_w, &taps.kx_begin, &taps.kx_end);
+  return taps;
+}
+
+// Input pixel (n, iy, ix) under tap (ky, kx), as (n * in_h + iy) * in_w + ix.
+inline int InputPixel(const WindowGeometry& g, const WindowTaps& taps, int ky, int kx) {
+  return (taps.n * g.in_h + taps.top + ky * g.dilation_h) * g.in_w + taps.left + kx * g.dilation_w;
+}
 
 }  // namespace trainscope

@@ -207,18 +207,12 @@ void GradientsView::selectOps(const QList<int>& ops) {
 }
 
 void GradientsView::refresh() {
-  force_rebuild_ = true;
-  if (follower_->latest()) {
-    follower_->refresh();
-  } else {
-    follower_->poll();
-  }
-  force_rebuild_ = false;
+  follower_->refresh();
 }
 
 void GradientsView::onSnapshot(const TraceSnapshot& snapshot) {
   // Memory and loss events change the store too; these plots need only the gradients.
-  if (!force_rebuild_ && snapshot.gradients == shown_gradients_) return;
+  if (!follower_->forced() && snapshot.gradients == shown_gradients_) return;
   shown_gradients_ = snapshot.gradients;
   rebuild(snapshot);
 }

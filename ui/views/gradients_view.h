@@ -106,7 +106,6 @@ class GradientsView : public QWidget {
   // The matrix shown now. Every gradient and update-ratio event replaces it in the store while a
   // snapshot (and so this view) holds it, so the same pointer means no new gradient data.
   std::shared_ptr<const GradientMatrix> shown_gradients_;
-  bool force_rebuild_ = false;
   uint64_t rebuilds_ = 0;
 };
 

@@ -124,18 +124,12 @@ void LossView::setLogScale(bool log) {
 }
 
 void LossView::refresh() {
-  force_rebuild_ = true;
-  if (follower_->latest()) {
-    follower_->refresh();
-  } else {
-    follower_->poll();
-  }
-  force_rebuild_ = false;
+  follower_->refresh();
 }
 
 void LossView::onSnapshot(const TraceSnapshot& snapshot) {
   // Memory and gradient events change the store too; the plots need only loss and metrics.
-  bool same = !force_rebuild_ && snapshot.loss == shown_loss_ &&
+  bool same = !follower_->forced() && snapshot.loss == shown_loss_ &&
               snapshot.metrics.size() == shown_metrics_.size();
   size_t index = 0;
   for (auto it = snapshot.metrics.begin(); same && it != snapshot.metrics.end(); ++it, ++index) {

@@ -76,7 +76,6 @@ class LossView : public QWidget {
   // snapshot (and so this view) holds it, so the same pointer means the same data.
   std::shared_ptr<const DecimatedSeries> shown_loss_;
   std::vector<std::shared_ptr<const DecimatedSeries>> shown_metrics_;
-  bool force_rebuild_ = false;
   uint64_t rebuilds_ = 0;
 };
 

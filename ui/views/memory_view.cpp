@@ -161,18 +161,12 @@ void MemoryView::setBudgetBytes(uint64_t bytes) {
 }
 
 void MemoryView::refresh() {
-  force_rebuild_ = true;
-  if (follower_->latest()) {
-    follower_->refresh();
-  } else {
-    follower_->poll();
-  }
-  force_rebuild_ = false;
+  follower_->refresh();
 }
 
 void MemoryView::onSnapshot(const TraceSnapshot& snapshot) {
   // Loss and gradient events change the store too; these plots need only the step's memory.
-  if (!force_rebuild_ && snapshot.memory == shown_memory_ &&
+  if (!follower_->forced() && snapshot.memory == shown_memory_ &&
       snapshot.previous_step_peak_bytes == shown_previous_peak_ &&
       snapshot.previous_step_last_tick == shown_previous_last_tick_) {
     return;

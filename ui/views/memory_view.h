@@ -110,7 +110,6 @@ class MemoryView : public QWidget {
   std::shared_ptr<const LiveMemoryTimeline> shown_memory_;
   uint64_t shown_previous_peak_ = 0;
   uint32_t shown_previous_last_tick_ = 0;
-  bool force_rebuild_ = false;
   uint64_t rebuilds_ = 0;
 };
 

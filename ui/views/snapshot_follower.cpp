@@ -56,7 +56,9 @@ void SnapshotFollower::deliver(bool force) {
   delivered_once_ = true;
   since_delivery_.start();
   ++deliveries_;
+  forced_ = force;
   if (callback_) callback_(latest_);
+  forced_ = false;
 }
 
 }  // namespace trainscope

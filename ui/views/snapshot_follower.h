@@ -46,6 +46,9 @@ class SnapshotFollower : public QObject {
   void poll();
   // Delivers the latest snapshot even if it did not change (the view's own inputs changed).
   void refresh();
+  // True while the callback runs for refresh() or setStore(): the view must redraw even when
+  // the parts of the snapshot it shows are the ones it drew last time.
+  bool forced() const { return forced_; }
   const std::shared_ptr<const TraceSnapshot>& latest() const { return latest_; }
   // How many times the callback ran (for tests and benchmarks).
   uint64_t deliveries() const { return deliveries_; }
@@ -64,6 +67,7 @@ class SnapshotFollower : public QObject {
   uint64_t generation_at_last_tick_ = 0;
   bool store_active_last_tick_ = false;
   bool delivered_once_ = false;
+  bool forced_ = false;
   uint64_t deliveries_ = 0;
 };
 

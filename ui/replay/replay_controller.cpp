@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/replay/replay_controller.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -8,6 +9,8 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMetaObject>
+#include <QSettings>
 
 #include "engine/model/model.h"
 #include "serial/protocol/messages.h"
@@ -36,6 +39,19 @@ QString ModelNameOf(const EventSource& source) {
   const QString text = source.description();
   const qsizetype colon = text.lastIndexOf(QStringLiteral(": "));
   return colon < 0 ? text : text.mid(colon + 2);
+}
+
+const QString kMaxMegabytesKey = QStringLiteral("recording/maxMegabytes");
+
+// What the Messages dock shows when a recording ends early.
+QString DescribeStop(const Status& why, bool capped, const QString& path) {
+  QString text = QString::fromUtf8(why.message());
+  if (!capped) {  // the cap's message already reads for the user
+    text = QObject::tr("recording to %1 stopped: %2; training goes on")
+               .arg(QDir::toNativeSeparators(path), text);
+  }
+  if (!text.isEmpty()) text[0] = text[0].toUpper();
+  return text;
 }
 
 }  // namespace
@@ -125,7 +141,42 @@ void ReplayController::recordCurrentSource() {
   recorder_ = std::make_shared<TraceRecorder>(
       TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*embedded)), model.graph(),
       hash);
+  recorder_->setMaxBytes(recordingMaxBytes());
+  // Runs on the training worker: only a queued call crosses to the GUI thread. The application
+  // object is the context (it outlives any controller); the QPointer is read on the GUI thread.
+  const QPointer<ReplayController> self(this);
+  const QString path = recorder_->path();
+  recorder_->setOnStopped([self, path](const Status& why, bool capped) {
+    QCoreApplication* app = QCoreApplication::instance();
+    if (app == nullptr) return;
+    const QString text = DescribeStop(why, capped, path);
+    QMetaObject::invokeMethod(
+        app,
+        [self, text] {
+          if (self) self->reportRecordingStopped(text);
+        },
+        Qt::QueuedConnection);
+  });
   embedded->setRecorder(recorder_);
+}
+
+uint64_t ReplayController::recordingMaxBytes() const {
+  return max_bytes_override_ > 0 ? max_bytes_override_ : RecordingMaxBytesSetting();
+}
+
+uint64_t ReplayController::RecordingMaxBytesSetting() {
+  const QSettings settings(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"));
+  bool ok = false;
+  const qlonglong megabytes = settings.value(kMaxMegabytesKey).toLongLong(&ok);
+  // Beyond 2^43 MiB the byte count would overflow; nobody means that.
+  if (!ok || megabytes <= 0 || megabytes > (qlonglong{1} << 43)) return kDefaultMaxRecordingBytes;
+  return static_cast<uint64_t>(megabytes) << 20;
+}
+
+void ReplayController::reportRecordingStopped(const QString& text) {
+  EventBatch batch;
+  batch.add(StatusMessage{MessageLevel::kWarning, text});
+  store_->append(batch);
 }
 
 bool ReplayController::showModelOf(const QString& trace_path) {

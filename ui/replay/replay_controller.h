@@ -7,7 +7,11 @@
 //
 // Recording: whenever the window's source is an EmbeddedEventSource (now and whenever the window
 // gets a new source: eventSourceChanged), a TraceRecorder is attached to it, writing
-// <recordingDir()>/<model>-<timestamp>.tstrace as the session runs.
+// <recordingDir()>/<model>-<timestamp>.tstrace as the session runs. Each recording is capped at
+// the QSettings value recording/maxMegabytes (default 1024, read when the recorder is created)
+// unless setRecordingMaxBytes() overrides it. When a recording ends early (the cap, a failing
+// write) the training goes on and the controller posts one warning into the store, so the
+// Messages dock says why; the news crosses from the worker thread as a queued call.
 //
 // Replay: openTrace() stops the current source, replays the trace into the shared store through
 // a ReplayEventSource that becomes the window's source, and shows the model: the recent file whose
@@ -22,6 +26,7 @@
 #include <QPointer>
 #include <QString>
 
+#include <cstdint>
 #include <memory>
 
 #include "engine/core/status.h"
@@ -55,6 +60,13 @@ class ReplayController : public QObject {
   bool recordingEnabled() const { return recording_enabled_; }
   void setRecordingDir(const QString& dir) { recording_dir_ = dir; }
   const QString& recordingDir() const { return recording_dir_; }
+  // Caps the recordings created from now on (0 = use the setting again).
+  void setRecordingMaxBytes(uint64_t bytes) { max_bytes_override_ = bytes; }
+  // The cap a recording created now gets.
+  uint64_t recordingMaxBytes() const;
+  // recording/maxMegabytes from the app's QSettings in bytes; kDefaultMaxRecordingBytes when the
+  // value is absent or not a positive number.
+  static uint64_t RecordingMaxBytesSetting();
   // The recorder of the current embedded session (null when none is recorded).
   std::shared_ptr<TraceRecorder> currentRecorder() const { return recorder_; }
   // Attaches a recorder to the window's source when it is an unrecorded embedded session.
@@ -71,6 +83,8 @@ class ReplayController : public QObject {
   void chooseAndCompare();
   // Shows the model the trace was recorded with; false when none could be found.
   bool showModelOf(const QString& trace_path);
+  // GUI thread: tells the user, through the store's messages, why a recording ended.
+  void reportRecordingStopped(const QString& text);
 
   std::shared_ptr<TraceStore> store_;
   QPointer<MainWindow> window_;
@@ -82,6 +96,7 @@ class ReplayController : public QObject {
   QAction* compare_action_ = nullptr;
   QAction* record_action_ = nullptr;
   QString recording_dir_;
+  uint64_t max_bytes_override_ = 0;
   bool recording_enabled_ = true;
 };
 

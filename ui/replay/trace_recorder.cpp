@@ -7,7 +7,10 @@
 #include <QStandardPaths>
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "engine/plan/trainability.h"
@@ -101,6 +104,21 @@ std::vector<EventRef> OrderOf(const EventBatch& batch) {
   return order;
 }
 
+// "1.0 GiB", "64.0 KiB": how the limit reads in a message.
+std::string FormatSize(uint64_t bytes) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double value = static_cast<double>(bytes) / 1024.0;
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
 }  // namespace
 
 TraceRecorder::TraceRecorder(QString path, const Graph& graph, uint64_t model_hash)
@@ -112,9 +130,9 @@ TraceRecorder::~TraceRecorder() {
 
 size_t TraceRecorder::WriteThunk(void* self, const uint8_t* data, size_t size) {
   auto* recorder = static_cast<TraceRecorder*>(self);
-  if (!recorder->status_.ok()) return size;  // drop silently: the failure is already reported
-  Status status = recorder->writer_.Append(data, size);
-  if (!status.ok()) recorder->status_ = status;
+  // Called by the agent under the recorder's lock; record() writes the frames once per batch.
+  if (recorder->status_.ok())
+    recorder->pending_.insert(recorder->pending_.end(), data, data + size);
   return size;
 }
 
@@ -155,7 +173,22 @@ Status TraceRecorder::openLocked() {
   const size_t tensors = graph_.subgraphs.empty() ? 0 : graph_.main().tensors.size();
   agent_->AnnounceModel(model_hash_, static_cast<uint32_t>(tensors), ops_.data(),
                         static_cast<uint32_t>(ops_.size()));
-  return status_;
+  return Status::Ok();
+}
+
+void TraceRecorder::setOnStopped(StoppedCallback callback) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  on_stopped_ = std::move(callback);
+}
+
+void TraceRecorder::setMaxBytes(uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  max_bytes_ = bytes;
+}
+
+uint64_t TraceRecorder::maxBytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return max_bytes_;
 }
 
 void TraceRecorder::record(const EventBatch& batch) {
@@ -163,13 +196,47 @@ void TraceRecorder::record(const EventBatch& batch) {
   if (closed_ || !status_.ok()) return;
   if (!opened_) {
     opened_ = true;
-    status_ = openLocked();
-    if (!status_.ok()) return;
+    Status status = openLocked();  // HELLO and MODEL_ANNOUNCE wait in pending_ for the batch
+    if (!status.ok()) return stopLocked(std::move(status));
   }
-  for (const EventRef& ref : OrderOf(batch)) {
-    Dispatch(batch, ref, agent_.get());
-    if (!status_.ok()) return;
+  for (const EventRef& ref : OrderOf(batch)) Dispatch(batch, ref, agent_.get());
+  const size_t before = pending_.size();
+  flushLocked();
+  if (status_.ok() && before > 0 && !batch.optimizer_steps.empty()) {
+    last_step_ = batch.optimizer_steps.back().optimizer_step;
+    has_step_ = true;
   }
+}
+
+void TraceRecorder::flushLocked() {
+  if (pending_.empty()) return;
+  const uint64_t file_bytes = kTraceHeaderBytes + writer_.stream_bytes();
+  if (file_bytes + pending_.size() > max_bytes_) {
+    pending_.clear();
+    capped_ = true;
+    const std::string step = has_step_ ? "after optimizer step " + std::to_string(last_step_)
+                                       : std::string("before the first optimizer step");
+    writer_.Close();
+    return stopLocked(Status::Error(
+        StatusCode::kOutOfMemory,
+        "recording stopped at its %s limit %s (file %s): training goes on; the limit is the "
+        "setting recording/maxMegabytes",
+        FormatSize(max_bytes_).c_str(), step.c_str(), qPrintable(path_)));
+  }
+  ++appends_;
+  Status status = writer_.Append(pending_.data(), pending_.size());
+  pending_.clear();
+  if (!status.ok()) {
+    writer_.Close();
+    stopLocked(std::move(status));
+  }
+}
+
+void TraceRecorder::stopLocked(Status status) {
+  status_ = std::move(status);
+  pending_.clear();
+  pending_.shrink_to_fit();
+  if (on_stopped_) on_stopped_(status_, capped_);
 }
 
 void TraceRecorder::close() {
@@ -186,6 +253,16 @@ Status TraceRecorder::status() const {
 uint64_t TraceRecorder::bytesWritten() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return writer_.stream_bytes();
+}
+
+bool TraceRecorder::capped() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return capped_;
+}
+
+uint64_t TraceRecorder::appendsIssued() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return appends_;
 }
 
 uint64_t TraceRecorder::framesWritten() const {

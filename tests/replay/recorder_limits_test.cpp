@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The recorder's limits: one write per batch, a batch is in the file as soon as record() returns,
+// a size cap ends the recording on a whole batch and says so, and the user hears about an ended
+// recording once, through the store's messages.
+#include <gtest/gtest.h>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QSettings>
+#include <QTemporaryDir>
+
+#include <atomic>
+#include <string>
+
+#include "tests/replay/recording_fixture.h"
+#include "ui/replay/replay_controller.h"
+#include "ui/views/main_window.h"
+
+namespace trainscope {
+namespace {
+
+// Keeps QSettings (the cap's setting, MainWindow's state) out of the user's real files.
+QTemporaryDir& SettingsDir() {
+  static QTemporaryDir* dir = [] {
+    auto* made = new QTemporaryDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, made->path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, made->path());
+    return made;
+  }();
+  return *dir;
+}
+
+// One optimizer step of a 6-op model as the engine publishes it: a sample running backward through
+// every op, gradient stats of the trainable ops, its loss, then the step.
+EventBatch StepBatch(uint32_t step) {
+  EventBatch batch;
+  batch.add(SampleEvent{0, step, 0, true});
+  for (uint32_t i = 0; i < 6; ++i) {
+    BackwardStepEvent event;
+    event.step = i;
+    event.op_index = 5 - i;
+    event.trainable = true;
+    batch.add(event);
+    event.begin = false;
+    event.duration_ns = 1000u + i;
+    batch.add(event);
+  }
+  for (uint32_t op = 0; op < 6; ++op) {
+    GradientStatsEvent stats;
+    stats.optimizer_step = step;
+    stats.op_index = op;
+    stats.l2 = 0.5f + static_cast<float>(op);
+    batch.add(stats);
+  }
+  batch.add(SampleEvent{0, step, 0, false});
+  batch.add(LossEvent{step, 0, 2.0f / static_cast<float>(step + 1)});
+  batch.add(OptimizerStepEvent{0, step, 1});
+  return batch;
+}
+
+class RecorderLimitsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::TestApp();
+    SettingsDir();
+    ASSERT_TRUE(dir_.isValid());
+    path_ = dir_.filePath(QStringLiteral("run.tstrace"));
+  }
+  std::shared_ptr<TraceRecorder> MakeRecorder() {
+    Model model = testing::ConvNet();
+    return std::make_shared<TraceRecorder>(path_, model.graph(), 42u);
+  }
+  QTemporaryDir dir_;
+  QString path_;
+};
+
+TEST_F(RecorderLimitsTest, RecordedBatchIsInTheFileBeforeClose) {
+  auto recorder = MakeRecorder();
+  for (uint32_t step = 0; step < 3; ++step) {
+    const EventBatch batch = StepBatch(step);
+    recorder->record(batch);
+    // No close(): what a killed app would leave behind.
+    TraceIndex index;
+    ASSERT_TRUE(IndexTrace(path_, &index).ok());
+    EXPECT_FALSE(index.skips.any()) << index.skips.describe().toStdString();
+    EXPECT_TRUE(index.announced);
+    ASSERT_EQ(index.optimizer_steps.size(), step + 1);
+    ASSERT_EQ(index.events.optimizer_steps.back().optimizer_step, step);
+    // Every event of the batch, in order, ends the file.
+    ASSERT_GE(index.eventCount(), batch.order.size());
+    const EventBatch tail =
+        SliceEvents(index.events, index.eventCount() - batch.order.size(), index.eventCount());
+    ASSERT_EQ(tail.backward_steps.size(), batch.backward_steps.size());
+    for (size_t i = 0; i < tail.backward_steps.size(); ++i) {
+      EXPECT_EQ(tail.backward_steps[i].op_index, batch.backward_steps[i].op_index);
+      EXPECT_EQ(tail.backward_steps[i].begin, batch.backward_steps[i].begin);
+    }
+    ASSERT_EQ(tail.gradient_stats.size(), batch.gradient_stats.size());
+    for (size_t i = 0; i < tail.gradient_stats.size(); ++i) {
+      EXPECT_EQ(tail.gradient_stats[i].l2, batch.gradient_stats[i].l2);
+    }
+    ASSERT_EQ(tail.samples.size(), batch.samples.size());
+    ASSERT_EQ(tail.losses.size(), 1u);
+    EXPECT_EQ(tail.losses[0].value, batch.losses[0].value);
+  }
+  EXPECT_TRUE(recorder->status().ok()) << recorder->status().message();
+}
+
+TEST_F(RecorderLimitsTest, BatchOfManyFramesIsOneAppend) {
+  auto recorder = MakeRecorder();
+  EventBatch big;
+  for (uint32_t step = 0; step < 100; ++step) {
+    const EventBatch one = StepBatch(step);
+    AppendEvents(one, 0, one.order.size(), &big);
+  }
+  recorder->record(big);
+  EXPECT_EQ(recorder->appendsIssued(), 1u) << "HELLO and MODEL_ANNOUNCE go with the first batch";
+  const uint64_t frames_before = recorder->framesWritten();
+  EXPECT_GT(frames_before, 500u);
+  recorder->record(big);
+  EXPECT_EQ(recorder->appendsIssued(), 2u);
+  EXPECT_GT(recorder->framesWritten() - frames_before, 500u);
+  EXPECT_EQ(static_cast<uint64_t>(QFileInfo(path_).size()),
+            kTraceHeaderBytes + recorder->bytesWritten());
+  recorder->record(EventBatch());
+  EXPECT_EQ(recorder->appendsIssued(), 2u) << "an empty batch writes nothing";
+}
+
+TEST_F(RecorderLimitsTest, CapEndsTheRecordingOnAWholeBatchAndSaysWhere) {
+  constexpr uint64_t kCap = 64 * 1024;
+  auto recorder = MakeRecorder();
+  recorder->setMaxBytes(kCap);
+  std::atomic<int> stops{0};
+  bool stop_was_cap = false;
+  recorder->setOnStopped([&](const Status& why, bool capped) {
+    ++stops;
+    stop_was_cap = capped;
+    EXPECT_FALSE(why.ok());
+  });
+  uint32_t written = 0;  // batches recorded before the cap
+  for (uint32_t step = 0; step < 5000 && !recorder->capped(); ++step) {
+    recorder->record(StepBatch(step));
+    if (!recorder->capped()) written = step + 1;
+  }
+  ASSERT_TRUE(recorder->capped());
+  ASSERT_GT(written, 10u) << "64 KiB holds more than a few steps";
+  const int64_t size_at_cap = QFileInfo(path_).size();
+  EXPECT_LE(static_cast<uint64_t>(size_at_cap), kCap);
+  recorder->record(StepBatch(written + 1));
+  EXPECT_EQ(QFileInfo(path_).size(), size_at_cap) << "nothing is written after the cap";
+  EXPECT_EQ(stops.load(), 1);
+  EXPECT_TRUE(stop_was_cap);
+
+  const std::string message = recorder->status().message();
+  EXPECT_NE(message.find("64.0 KiB limit"), std::string::npos) << message;
+  EXPECT_NE(message.find("after optimizer step " + std::to_string(written - 1) + " "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("recording/maxMegabytes"), std::string::npos) << message;
+
+  TraceIndex index;
+  ASSERT_TRUE(IndexTrace(path_, &index).ok());
+  EXPECT_FALSE(index.skips.any()) << index.skips.describe().toStdString();
+  ASSERT_EQ(index.optimizer_steps.size(), written);
+  // Whole batches: the file ends exactly on the last recorded step's OPTIMIZER_STEP.
+  EXPECT_EQ(index.optimizer_steps.back(), index.eventCount());
+  EXPECT_EQ(index.events.losses.size(), written);
+  EXPECT_EQ(index.backward_ends.size(), 6u * written);
+}
+
+TEST_F(RecorderLimitsTest, FailedWriteEndsTheRecordingOnceWithoutCap) {
+  Model model = testing::ConvNet();
+  auto recorder = std::make_shared<TraceRecorder>(
+      QStringLiteral("/dev/null/not-a-folder/run.tstrace"), model.graph(), 42u);
+  int stops = 0;
+  recorder->setOnStopped([&](const Status&, bool capped) {
+    ++stops;
+    EXPECT_FALSE(capped);
+  });
+  recorder->record(StepBatch(0));
+  recorder->record(StepBatch(1));
+  EXPECT_EQ(stops, 1);
+  EXPECT_FALSE(recorder->capped());
+  EXPECT_EQ(recorder->status().code(), StatusCode::kIoError);
+}
+
+TEST_F(RecorderLimitsTest, CapSettingIsReadInMegabytes) {
+  QSettings settings(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"));
+  settings.remove(QStringLiteral("recording/maxMegabytes"));
+  settings.sync();
+  EXPECT_EQ(ReplayController::RecordingMaxBytesSetting(), kDefaultMaxRecordingBytes);
+  EXPECT_EQ(kDefaultMaxRecordingBytes, uint64_t{1024} * 1024 * 1024);
+  settings.setValue(QStringLiteral("recording/maxMegabytes"), 3);
+  settings.sync();
+  EXPECT_EQ(ReplayController::RecordingMaxBytesSetting(), uint64_t{3} * 1024 * 1024);
+  settings.setValue(QStringLiteral("recording/maxMegabytes"), QStringLiteral("lots"));
+  settings.sync();
+  EXPECT_EQ(ReplayController::RecordingMaxBytesSetting(), kDefaultMaxRecordingBytes);
+  settings.remove(QStringLiteral("recording/maxMegabytes"));
+}
+
+size_t CountMessagesContaining(const TraceStore& store, const QString& needle) {
+  size_t count = 0;
+  for (const StatusMessage& message : *store.snapshot()->messages) {
+    if (message.level == MessageLevel::kWarning && message.text.contains(needle)) ++count;
+  }
+  return count;
+}
+
+TEST_F(RecorderLimitsTest, ControllerWarnsOnceWhenTheCapEndsARecording) {
+  auto store = std::make_shared<TraceStore>();
+  EmbeddedEventSource embedded(store);
+  EmbeddedSetup setup;
+  setup.train = testing::ConvNetData(4);
+  setup.options.loss = LossKind::kSparseCrossEntropy;
+  setup.options.batch_size = 1;
+  setup.options.epochs = 3;
+  ASSERT_TRUE(embedded.load(testing::ConvNet(), setup, QStringLiteral("convnet.circle")).ok());
+  MainWindow window;
+  window.setStore(store);
+  window.setEventSource(&embedded);
+  ReplayController controller(store);
+  controller.setRecordingDir(dir_.path());
+  controller.setRecordingMaxBytes(4 * 1024);
+  controller.install(&window);
+  const std::shared_ptr<TraceRecorder> recorder = controller.currentRecorder();
+  ASSERT_NE(recorder, nullptr);
+  EXPECT_EQ(recorder->maxBytes(), 4u * 1024u);
+  embedded.start();
+  QElapsedTimer timer;
+  timer.start();
+  while (embedded.state() != EventSource::State::kStopped && timer.elapsed() < 8000) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  }
+  embedded.stop();
+  for (int i = 0; i < 20; ++i) QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+  ASSERT_TRUE(recorder->capped()) << "12 optimizer steps do not fit in 4 KiB";
+  EXPECT_LE(QFileInfo(recorder->path()).size(), 4 * 1024);
+  EXPECT_EQ(CountMessagesContaining(*store, QStringLiteral("4.0 KiB limit")), 1u);
+  EXPECT_EQ(CountMessagesContaining(*store, QStringLiteral("recording/maxMegabytes")), 1u);
+  window.setEventSource(nullptr);
+}
+
+}  // namespace
+}  // namespace trainscope

@@ -18,11 +18,6 @@ int64_t ElapsedMs(std::chrono::steady_clock::time_point from,
   return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
 }
 
-QString CommandName(wire::MessageType type) {
-  const char* name = wire::MessageTypeName(type);
-  return name != nullptr ? QString::fromLatin1(name) : QStringLiteral("command");
-}
-
 }  // namespace
 
 DeviceEventSource::Reader::Reader(DeviceEventSource* owner, std::unique_ptr<Transport> link,
@@ -130,7 +125,7 @@ Status DeviceEventSource::Reader::Send(const DeviceEventSource::QueuedCommand& c
     return Status::Ok();
   }
   TS_RETURN_IF_ERROR(link_->Write(bytes, size));
-  pending_[id] = Pending{command.type, Clock::now(), QString()};
+  pending_.Sent(id, command.type, Clock::now());
   return Status::Ok();
 }
 
@@ -146,8 +141,8 @@ Status DeviceEventSource::Reader::SendBreakpoints(
       continue;
     }
     TS_RETURN_IF_ERROR(link_->Write(bytes, size));
-    pending_[id] = Pending{wire::MessageType::kSetBreakpoint, Clock::now(),
-                           DescribeBreakpointCommand(command)};
+    pending_.Sent(id, wire::MessageType::kSetBreakpoint, Clock::now(),
+                  DescribeBreakpointCommand(command));
   }
   return Status::Ok();
 }
@@ -157,19 +152,11 @@ void DeviceEventSource::Reader::ResendBreakpointsLater() {
   if (!owner_->breakpoint_commands_.empty()) owner_->breakpoints_unsent_ = true;
 }
 
-QString DeviceEventSource::Reader::PendingName(const Pending& pending) {
-  if (pending.about.isEmpty()) return CommandName(pending.type);
-  return QStringLiteral("%1 (%2)").arg(CommandName(pending.type), pending.about);
-}
-
 void DeviceEventSource::Reader::LinkLost(const std::string& reason) {
   if (link_) link_->Close();
   link_.reset();
-  if (!pending_.empty()) {
-    Refused(QStringLiteral("%1 got no answer: the link was lost")
-                .arg(PendingName(pending_.begin()->second)));
-    pending_.clear();
-  }
+  const QString unanswered = pending_.AbandonAll();
+  if (!unanswered.isEmpty()) Refused(unanswered);
   Message(MessageLevel::kWarning,
           QStringLiteral("link lost (%1), reconnecting").arg(QString::fromStdString(reason)));
   Publish();
@@ -223,16 +210,7 @@ void DeviceEventSource::Reader::Reconnect() {
 }
 
 void DeviceEventSource::Reader::CheckTimeouts(Clock::time_point now) {
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    if (ElapsedMs(it->second.sent, now) < DeviceEventSource::kCommandTimeoutMs) {
-      ++it;
-      continue;
-    }
-    Refused(QStringLiteral("the board did not answer %1 within %2 s")
-                .arg(PendingName(it->second))
-                .arg(DeviceEventSource::kCommandTimeoutMs / 1000));
-    it = pending_.erase(it);
-  }
+  for (const QString& text : pending_.TakeExpired(now)) Refused(text);
 }
 
 void DeviceEventSource::Reader::UpdateHealth(Clock::time_point now) {
@@ -372,18 +350,11 @@ void DeviceEventSource::Reader::OnHeartbeat(const wire::HeartbeatMessage& heartb
 }
 
 void DeviceEventSource::Reader::OnAck(const wire::AckMessage& ack) {
-  QString command = CommandName(ack.command);
-  const auto it = pending_.find(ack.command_id);
-  if (it != pending_.end()) {
-    last_ack_latency_us_ =
-        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - it->second.sent)
-            .count();
-    if (it->second.type == ack.command) command = PendingName(it->second);
-    pending_.erase(it);
-  }
+  const PendingCommands::AckMatch match = pending_.Acknowledge(ack, Clock::now());
+  if (match.latency_us >= 0) last_ack_latency_us_ = match.latency_us;
   if (ack.result != wire::AckResult::kOk) {
     Refused(QStringLiteral("the board refused %1: %2")
-                .arg(command, QString::fromLatin1(wire::AckResultName(ack.result))));
+                .arg(match.command, QString::fromLatin1(wire::AckResultName(ack.result))));
   } else if (ack.command == wire::MessageType::kSetTrainability) {
     Message(MessageLevel::kInfo,
             QStringLiteral("the board accepted a trainability change; it applies at the next "

@@ -3,11 +3,11 @@
 // The reader thread of a DeviceEventSource (internal). It owns the transport, the trace writer
 // and the protocol state; it shares only the source's mutex-guarded fields (command queue,
 // endpoint, health, announced model). Everything here runs on that one thread, except the
-// constructor, which the GUI thread calls before the thread starts.
+// constructor, which the GUI thread calls before the thread starts. What the board still owes
+// an answer for is kept by PendingCommands (pending_commands.h).
 #pragma once
 
 #include <chrono>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +19,7 @@
 #include "ui/device/announced_model.h"
 #include "ui/device/device_breakpoints.h"
 #include "ui/device/device_event_source.h"
+#include "ui/device/pending_commands.h"
 #include "ui/session/event_collector.h"
 
 namespace trainscope {
@@ -46,12 +47,6 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   void OnRunState(const wire::RunStateMessage& state) override;
 
  private:
-  struct Pending {
-    wire::MessageType type;
-    Clock::time_point sent;
-    QString about;  // what a SET_BREAKPOINT was for; empty for other commands
-  };
-
   Status ReadOnce();
   Status SendQueued();
   Status Send(const DeviceEventSource::QueuedCommand& command);
@@ -60,7 +55,6 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   // After a (re)connection: the board may have restarted and forgotten them.
   void ResendBreakpointsLater();
   void BreakpointPause(const wire::RunStateMessage& state);
-  static QString PendingName(const Pending& pending);
   void LinkLost(const std::string& reason);
   void Reconnect();
   void CheckTimeouts(Clock::time_point now);
@@ -76,8 +70,8 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   AnnouncedModelBuilder model_;
   RecentBreakpointEvents recent_;  // what a breakpoint pause refers to
 
-  std::map<uint16_t, Pending> pending_;  // commands sent and not yet acknowledged
-  uint64_t backward_ends_ = 0;           // in the collector, not yet published
+  PendingCommands pending_{DeviceEventSource::kCommandTimeoutMs};
+  uint64_t backward_ends_ = 0;  // in the collector, not yet published
   uint64_t published_backward_steps_ = 0;
   int64_t last_ack_latency_us_ = -1;
   uint32_t agent_drops_ = 0;

@@ -14,30 +14,28 @@
 #include "app/board-sim/board_simulator.h"
 #include "app/common/cli_util.h"
 #include "app/common/training_args.h"
-#include "engine/train/losses.h"
 
 namespace trainscope::cli {
 namespace {
 
 void AddOptions(QCommandLineParser* parser) {
-  const auto add = [parser](const char* name, const char* help, const char* value) {
-    parser->addOption({QString::fromLatin1(name), QString::fromLatin1(help),
-                       value ? QString::fromLatin1(value) : QString()});
-  };
-  parser->addPositionalArgument(QStringLiteral("MODEL"),
-                                QStringLiteral("the .circle or .tflite file"));
-  add("input", "Training inputs (raw float32, sample-major), one file per graph input.", "FILE");
-  add("target", "Training targets (raw float32; sparse labels: one float per sample).", "FILE");
+  AddTrainingDataOptions(parser);
   AddTrainingOptions(parser);
-  add("pty", "Serve the link on a new pseudo-terminal (first line: 'pty: /dev/pts/N').", nullptr);
-  add("tcp", "Serve the link on 127.0.0.1:PORT (0 = any free port; first line: 'tcp: ...').",
-      "PORT");
-  add("baud", "Line rate in baud (10 bits per byte); default: as fast as the port goes.", "N");
-  add("corrupt-rate", "Flip one random bit in an outgoing byte with probability P.", "P");
-  add("drop-rate", "Drop an outgoing frame with probability P.", "P");
-  add("disconnect-after", "Pull the cable once, after N frames reached a desktop.", "N");
-  add("seed", "Seed of the fault injection (default 1).", "N");
-  add("exit-when-done", "Exit once training is done instead of serving commands.", nullptr);
+  // Only the simulator serves a link; only `trainscope-cli train` has test data and outputs.
+  AddOption(parser, "pty",
+            "Serve the link on a new pseudo-terminal (first line: 'pty: /dev/pts/N').");
+  AddOption(parser, "tcp",
+            "Serve the link on 127.0.0.1:PORT (0 = any free port; first line: 'tcp: ...').",
+            "PORT");
+  AddOption(parser, "baud",
+            "Line rate in baud (10 bits per byte); default: as fast as the port goes.", "N");
+  AddOption(parser, "corrupt-rate", "Flip one random bit in an outgoing byte with probability P.",
+            "P");
+  AddOption(parser, "drop-rate", "Drop an outgoing frame with probability P.", "P");
+  AddOption(parser, "disconnect-after", "Pull the cable once, after N frames reached a desktop.",
+            "N");
+  AddOption(parser, "seed", "Seed of the fault injection (default 1).", "N");
+  AddOption(parser, "exit-when-done", "Exit once training is done instead of serving commands.");
 }
 
 Status ParseProbability(const QCommandLineParser& parser, const QString& option, double* value) {
@@ -94,42 +92,25 @@ int Main(const QStringList& arguments) {
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) {
     return exit_status;
   }
-  if (parser.positionalArguments().size() != 1) {
-    return Fail(QStringLiteral("trainscope-board-sim takes exactly one MODEL file"), 2);
-  }
-  if (!parser.isSet(QStringLiteral("input")) || !parser.isSet(QStringLiteral("target"))) {
-    return Fail(QStringLiteral("trainscope-board-sim needs --input and --target"), 2);
-  }
+  Status status = CheckTrainingArguments(parser, QStringLiteral("trainscope-board-sim"));
+  if (!status.ok()) return Fail(status);
   const bool pty = parser.isSet(QStringLiteral("pty"));
   if (pty == parser.isSet(QStringLiteral("tcp"))) {
     return Fail(QStringLiteral("give exactly one of --pty and --tcp PORT"), 2);
   }
   SimulatorOptions options;
   uint64_t tcp_port = 0;
-  Status status = ParseLinkOptions(parser, &options, &tcp_port);
+  status = ParseLinkOptions(parser, &options, &tcp_port);
   if (!status.ok()) return Fail(status);
 
   Model model;
-  status = ReadModelFile(parser.positionalArguments().first().toStdString(), &model);
-  if (!status.ok()) return Fail(status);
   TrainingSetup setup;
-  status = ParseTrainingSetup(parser, model, &setup);
+  DataSet data;
+  status = LoadTrainingRun(parser, &model, &setup, &data);
+  if (status.ok()) status = CheckBatchFits(data, setup.options);
   if (!status.ok()) return Fail(status);
   options.training = setup.options;
   options.trainability = setup.trainability;
-  const Subgraph& main = model.graph().main();
-  DataSet data;
-  status = ReadDataSet(main, parser.values(QStringLiteral("input")),
-                       parser.value(QStringLiteral("target")),
-                       TargetElementCount(options.training.loss, OutputElementCount(main)),
-                       QStringLiteral("training"), &data);
-  if (!status.ok()) return Fail(status);
-  if (data.sample_count < options.training.batch_size) {
-    return Fail(QStringLiteral("%1 training samples are fewer than one batch of %2")
-                    .arg(data.sample_count)
-                    .arg(options.training.batch_size),
-                2);
-  }
 
   std::unique_ptr<BoardPort> port =
       pty ? CreatePtyPort() : CreateTcpPort(static_cast<uint16_t>(tcp_port));

@@ -162,15 +162,12 @@ int RunFit(const QStringList& arguments) {
   parser.setApplicationDescription(
       QStringLiteral("Finds the trainability configuration that fits a RAM budget and trains the "
                      "most parameters."));
-  parser.addPositionalArgument(QStringLiteral("MODEL"),
-                               QStringLiteral("the .circle or .tflite file"));
+  AddModelArgument(&parser);
   parser.addOption({QStringLiteral("budget"),
                     QStringLiteral("RAM budget: bytes, or with K / M (1024)."),
                     QStringLiteral("BYTES")});
   AddOptimizerOption(&parser);
-  parser.addOption({QStringLiteral("batch"),
-                    QStringLiteral("Samples per optimizer step (default 1)."),
-                    QStringLiteral("N")});
+  AddBatchOption(&parser);
   parser.addOption(
       {QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
   parser.addOption({QStringLiteral("save-config"),

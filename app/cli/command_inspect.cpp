@@ -145,8 +145,7 @@ int RunInspect(const QStringList& arguments) {
   parser.setApplicationDescription(QStringLiteral("Summarise a .circle or .tflite model."));
   parser.addOption(
       {QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
-  parser.addPositionalArgument(QStringLiteral("MODEL"),
-                               QStringLiteral("the .circle or .tflite file"));
+  AddModelArgument(&parser);
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   const QStringList positional = parser.positionalArguments();
   if (positional.size() != 1)

@@ -11,6 +11,7 @@
 
 #include "app/cli/commands.h"
 #include "app/common/cli_util.h"
+#include "app/common/training_args.h"
 #include "engine/memory/memory_report.h"
 
 namespace trainscope::cli {
@@ -128,43 +129,21 @@ int RunMemory(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Memory of one train step or inference, per tick."));
-  parser.addPositionalArgument(QStringLiteral("MODEL"),
-                               QStringLiteral("the .circle or .tflite file"));
-  AddTrainabilityOptions(&parser);
-  AddOptimizerOption(&parser);
-  parser.addOption(
-      {QStringLiteral("inference"), QStringLiteral("Plan one inference instead of a train step.")});
-  parser.addOption({QStringLiteral("batch"),
-                    QStringLiteral("Samples per optimizer step (default 1)."),
-                    QStringLiteral("N")});
+  AddStepPlanOptions(&parser);
   parser.addOption(
       {QStringLiteral("json"), QStringLiteral("Print a JSON document (see docs/cli.md).")});
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   if (parser.positionalArguments().size() != 1) {
     return Fail(QStringLiteral("memory takes exactly one MODEL file"), 2);
   }
-  const bool inference = parser.isSet(QStringLiteral("inference"));
-  if (inference && (parser.isSet(QStringLiteral("train-layers")) ||
-                    parser.isSet(QStringLiteral("train-config")))) {
-    return Fail(
-        QStringLiteral("--inference cannot be combined with --train-layers or --train-config"), 2);
-  }
-  Model model;
-  Status status = ReadModelFile(parser.positionalArguments().first().toStdString(), &model);
-  if (!status.ok()) return Fail(status);
-  TrainabilityConfig config;
-  MemoryReportOptions options;
-  options.inference = inference;
-  status = ParseTrainability(parser, model.graph().main(), &config);
-  if (status.ok())
-    status = ParseOptimizer(parser.value(QStringLiteral("optimizer")), &options.optimizer);
-  if (status.ok()) status = ParseUnsigned(parser, QStringLiteral("batch"), 1, &options.batch_size);
+  StepPlan plan;
+  Status status = LoadStepPlan(parser, &plan);
   if (!status.ok()) return Fail(status);
   MemoryReport report;
-  status = ComputeMemoryReport(model.graph(), config, options, &report);
+  status = ComputeMemoryReport(plan.model.graph(), plan.trainability, plan.options, &report);
   if (!status.ok()) return Fail(status);
   if (parser.isSet(QStringLiteral("json"))) {
-    std::fputs(QJsonDocument(ReportJson(model.graph(), report, config))
+    std::fputs(QJsonDocument(ReportJson(plan.model.graph(), report, plan.trainability))
                    .toJson(QJsonDocument::Indented)
                    .constData(),
                stdout);

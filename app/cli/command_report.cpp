@@ -14,6 +14,7 @@
 
 #include "app/cli/commands.h"
 #include "app/common/cli_util.h"
+#include "app/common/training_args.h"
 #include "ui/report/report_export.h"
 
 namespace trainscope::cli {
@@ -34,15 +35,7 @@ int RunReport(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Writes the memory report of one train step or inference."));
-  parser.addPositionalArgument(QStringLiteral("MODEL"),
-                               QStringLiteral("the .circle or .tflite file"));
-  AddTrainabilityOptions(&parser);
-  AddOptimizerOption(&parser);
-  parser.addOption(
-      {QStringLiteral("inference"), QStringLiteral("Plan one inference instead of a train step.")});
-  parser.addOption({QStringLiteral("batch"),
-                    QStringLiteral("Samples per optimizer step (default 1)."),
-                    QStringLiteral("N")});
+  AddStepPlanOptions(&parser);
   parser.addOption({QStringLiteral("format"),
                     QStringLiteral("json, csv, html, pdf, mondrian, chrome-trace or png."),
                     QStringLiteral("FORMAT")});
@@ -65,29 +58,14 @@ int RunReport(const QStringList& arguments) {
             .arg(parser.value(QStringLiteral("format")), QString::fromLatin1(ReportFormatList())),
         2);
   }
-  const bool inference = parser.isSet(QStringLiteral("inference"));
-  if (inference && (parser.isSet(QStringLiteral("train-layers")) ||
-                    parser.isSet(QStringLiteral("train-config")))) {
-    return Fail(
-        QStringLiteral("--inference cannot be combined with --train-layers or --train-config"), 2);
-  }
-
+  StepPlan plan;
+  Status status = LoadStepPlan(parser, &plan);
+  if (!status.ok()) return Fail(status);
   const QString model_path = parser.positionalArguments().first();
-  Model model;
-  Status status = ReadModelFile(model_path.toStdString(), &model);
-  if (!status.ok()) return Fail(status);
-  TrainabilityConfig config;
-  MemoryReportOptions options;
-  options.inference = inference;
-  status = ParseTrainability(parser, model.graph().main(), &config);
-  if (status.ok())
-    status = ParseOptimizer(parser.value(QStringLiteral("optimizer")), &options.optimizer);
-  if (status.ok()) status = ParseUnsigned(parser, QStringLiteral("batch"), 1, &options.batch_size);
-  if (!status.ok()) return Fail(status);
 
   ReportData data;
-  status = BuildReportData(model.graph(), QFileInfo(model_path).fileName().toStdString(), config,
-                           options, &data);
+  status = BuildReportData(plan.model.graph(), QFileInfo(model_path).fileName().toStdString(),
+                           plan.trainability, plan.options, &data);
   if (!status.ok()) return Fail(status);
   std::vector<std::string> written;
   status =

@@ -14,8 +14,7 @@ namespace trainscope::cli {
 int RunRun(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("Run a model forward on raw float32 files."));
-  parser.addPositionalArgument(QStringLiteral("MODEL"),
-                               QStringLiteral("the .circle or .tflite file"));
+  AddModelArgument(&parser);
   parser.addOption({QStringLiteral("input"),
                     QStringLiteral("Input file, one per graph input, in order."),
                     QStringLiteral("FILE")});

@@ -28,22 +28,17 @@ namespace trainscope::cli {
 namespace {
 
 void AddOptions(QCommandLineParser* parser) {
-  const auto add = [parser](const char* name, const char* help, const char* value) {
-    parser->addOption({QString::fromLatin1(name), QString::fromLatin1(help),
-                       value ? QString::fromLatin1(value) : QString()});
-  };
-  parser->addPositionalArgument(QStringLiteral("MODEL"),
-                                QStringLiteral("the .circle or .tflite file"));
-  add("input", "Training inputs (raw float32, sample-major), one file per graph input.", "FILE");
-  add("target", "Training targets (raw float32; sparse labels: one float per sample).", "FILE");
-  add("test-input", "Test inputs for the per-epoch metric.", "FILE");
-  add("test-target", "Test targets for the per-epoch metric.", "FILE");
+  AddTrainingDataOptions(parser);
+  // Test data, outputs and checkpoints are train-only; the board simulator has link options.
+  AddOption(parser, "test-input", "Test inputs for the per-epoch metric.", "FILE");
+  AddOption(parser, "test-target", "Test targets for the per-epoch metric.", "FILE");
   AddTrainingOptions(parser);
-  add("save-model", "Write the trained model (.circle) here.", "FILE");
-  add("save-checkpoint", "Write an onert-micro checkpoint here after training.", "FILE");
-  add("load-checkpoint", "Start from an onert-micro checkpoint.", "FILE");
-  add("events", "Write training events as JSON lines (docs/events.md).", "FILE");
-  add("json", "Print a JSON summary instead of text.", nullptr);
+  AddOption(parser, "save-model", "Write the trained model (.circle) here.", "FILE");
+  AddOption(parser, "save-checkpoint", "Write an onert-micro checkpoint here after training.",
+            "FILE");
+  AddOption(parser, "load-checkpoint", "Start from an onert-micro checkpoint.", "FILE");
+  AddOption(parser, "events", "Write training events as JSON lines (docs/events.md).", "FILE");
+  AddOption(parser, "json", "Print a JSON summary instead of text.");
 }
 
 void DrawProgress(uint32_t epoch, uint32_t epochs, uint32_t step, uint32_t steps, float loss) {
@@ -118,29 +113,19 @@ int RunTrain(const QStringList& arguments) {
   parser.setApplicationDescription(QStringLiteral("Train a model with onert-micro's semantics."));
   AddOptions(&parser);
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
-  if (parser.positionalArguments().size() != 1)
-    return Fail(QStringLiteral("train takes exactly one MODEL file"), 2);
-  if (!parser.isSet(QStringLiteral("input")) || !parser.isSet(QStringLiteral("target"))) {
-    return Fail(QStringLiteral("train needs --input and --target"), 2);
-  }
+  Status status = CheckTrainingArguments(parser, QStringLiteral("train"));
+  if (!status.ok()) return Fail(status);
   if (parser.isSet(QStringLiteral("test-input")) != parser.isSet(QStringLiteral("test-target"))) {
     return Fail(QStringLiteral("--test-input and --test-target go together"), 2);
   }
   Model model;
-  Status status = ReadModelFile(parser.positionalArguments().first().toStdString(), &model);
+  TrainingSetup setup;
+  DataSet train, test;
+  status = LoadTrainingRun(parser, &model, &setup, &train);
   if (!status.ok()) return Fail(status);
   const Subgraph& main = model.graph().main();
-  TrainingSetup setup;
-  status = ParseTrainingSetup(parser, model, &setup);
-  if (!status.ok()) return Fail(status);
   const TrainingOptions& options = setup.options;
   const size_t output_elements = OutputElementCount(main);
-
-  DataSet train, test;
-  status = ReadDataSet(
-      main, parser.values(QStringLiteral("input")), parser.value(QStringLiteral("target")),
-      TargetElementCount(options.loss, output_elements), QStringLiteral("training"), &train);
-  if (!status.ok()) return Fail(status);
   const bool has_test = parser.isSet(QStringLiteral("test-input"));
   if (has_test) {
     status = ReadDataSet(main, parser.values(QStringLiteral("test-input")),
@@ -156,12 +141,8 @@ int RunTrain(const QStringList& arguments) {
                          QString::fromLatin1(LossName(options.loss))),
                 2);
   }
-  if (train.sample_count < options.batch_size) {
-    return Fail(QStringLiteral("%1 training samples are fewer than one batch of %2")
-                    .arg(train.sample_count)
-                    .arg(options.batch_size),
-                2);
-  }
+  status = CheckBatchFits(train, options);
+  if (!status.ok()) return Fail(status);
 
   CheckpointConfig checkpoint_config{options.optimizer, setup.trainability.num_train_layers};
   CheckpointData loaded;

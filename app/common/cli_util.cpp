@@ -71,6 +71,22 @@ Status WriteFileAtomically(const QString& path, const char* data, size_t size) {
   return Status::Ok();
 }
 
+void AddOption(QCommandLineParser* parser, const char* name, const char* help, const char* value) {
+  parser->addOption({QString::fromLatin1(name), QString::fromLatin1(help),
+                     value ? QString::fromLatin1(value) : QString()});
+}
+
+void AddModelArgument(QCommandLineParser* parser) {
+  parser->addPositionalArgument(QStringLiteral("MODEL"),
+                                QStringLiteral("the .circle or .tflite file"));
+}
+
+void AddBatchOption(QCommandLineParser* parser) {
+  parser->addOption({QStringLiteral("batch"),
+                     QStringLiteral("Samples per optimizer step (default 1)."),
+                     QStringLiteral("N")});
+}
+
 void AddTrainabilityOptions(QCommandLineParser* parser) {
   parser->addOption({QStringLiteral("train-layers"),
                      QStringLiteral("Train the last N operators (0 = all, onert-micro's "

@@ -33,6 +33,16 @@ Status ReadSamples(const QString& path, size_t elements, const QString& what,
 // Writes through a temporary file renamed into place, so a failure never leaves half a file.
 Status WriteFileAtomically(const QString& path, const char* data, size_t size);
 
+// Adds --`name` with `help`; `value` names its argument, or nullptr for a flag.
+void AddOption(QCommandLineParser* parser, const char* name, const char* help,
+               const char* value = nullptr);
+
+// The MODEL positional argument every command that reads one model takes.
+void AddModelArgument(QCommandLineParser* parser);
+
+// --batch N, shared by the trainers and the memory planners so the help reads the same.
+void AddBatchOption(QCommandLineParser* parser);
+
 // --train-layers N | --train-config FILE (a FILE overrides N, as onert-micro does).
 void AddTrainabilityOptions(QCommandLineParser* parser);
 Status ParseTrainability(const QCommandLineParser& parser, const Subgraph& subgraph,

@@ -2,6 +2,7 @@
 #include "app/common/training_args.h"
 
 #include "app/common/cli_util.h"
+#include "engine/train/losses.h"
 #include "engine/train/training_metadata.h"
 #include "ui/session/training_setup.h"
 
@@ -43,19 +44,16 @@ MetricKind DefaultMetric(LossKind loss) {
 }
 
 void AddTrainingOptions(QCommandLineParser* parser) {
-  const auto add = [parser](const char* name, const char* help, const char* value) {
-    parser->addOption(
-        {QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(value)});
-  };
   AddOptimizerOption(parser);
-  add("lr", "Learning rate (default 0.001).", "F");
-  add("beta1", "Adam beta1 (default 0.9).", "F");
-  add("beta2", "Adam beta2 (default 0.9, onert-micro's default).", "F");
-  add("epsilon", "Adam epsilon, added inside the square root (default 1e-7).", "F");
-  add("loss", "mse, ce, sparse-ce, mae or bce (default mse).", "NAME");
-  add("metric", "mse, mae, ce, accuracy or sparse-accuracy (default: follows the loss).", "NAME");
-  add("batch", "Samples per optimizer step (default 1).", "N");
-  add("epochs", "Epochs (default 1).", "N");
+  AddOption(parser, "lr", "Learning rate (default 0.001).", "F");
+  AddOption(parser, "beta1", "Adam beta1 (default 0.9).", "F");
+  AddOption(parser, "beta2", "Adam beta2 (default 0.9, onert-micro's default).", "F");
+  AddOption(parser, "epsilon", "Adam epsilon, added inside the square root (default 1e-7).", "F");
+  AddOption(parser, "loss", "mse, ce, sparse-ce, mae or bce (default mse).", "NAME");
+  AddOption(parser, "metric",
+            "mse, mae, ce, accuracy or sparse-accuracy (default: follows the loss).", "NAME");
+  AddBatchOption(parser);
+  AddOption(parser, "epochs", "Epochs (default 1).", "N");
   AddTrainabilityOptions(parser);
 }
 
@@ -93,6 +91,75 @@ Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
                          qPrintable(issues[0].message));
   }
   return ParseTrainability(parser, main, &setup->trainability);
+}
+
+void AddTrainingDataOptions(QCommandLineParser* parser) {
+  AddModelArgument(parser);
+  parser->addOption(
+      {QStringLiteral("input"),
+       QStringLiteral("Training inputs (raw float32, sample-major), one file per graph input."),
+       QStringLiteral("FILE")});
+  parser->addOption(
+      {QStringLiteral("target"),
+       QStringLiteral("Training targets (raw float32; sparse labels: one float per sample)."),
+       QStringLiteral("FILE")});
+}
+
+Status CheckTrainingArguments(const QCommandLineParser& parser, const QString& program) {
+  if (parser.positionalArguments().size() != 1) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s takes exactly one MODEL file",
+                         qPrintable(program));
+  }
+  if (!parser.isSet(QStringLiteral("input")) || !parser.isSet(QStringLiteral("target"))) {
+    return Status::Error(StatusCode::kInvalidArgument, "%s needs --input and --target",
+                         qPrintable(program));
+  }
+  return Status::Ok();
+}
+
+Status LoadTrainingRun(const QCommandLineParser& parser, Model* model, TrainingSetup* setup,
+                       DataSet* train) {
+  TS_RETURN_IF_ERROR(ReadModelFile(parser.positionalArguments().first().toStdString(), model));
+  TS_RETURN_IF_ERROR(ParseTrainingSetup(parser, *model, setup));
+  const Subgraph& main = model->graph().main();
+  return ReadDataSet(main, parser.values(QStringLiteral("input")),
+                     parser.value(QStringLiteral("target")),
+                     TargetElementCount(setup->options.loss, OutputElementCount(main)),
+                     QStringLiteral("training"), train);
+}
+
+Status CheckBatchFits(const DataSet& train, const TrainingOptions& options) {
+  if (train.sample_count < options.batch_size) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "%u training samples are fewer than one batch of %u", train.sample_count,
+                         options.batch_size);
+  }
+  return Status::Ok();
+}
+
+void AddStepPlanOptions(QCommandLineParser* parser) {
+  AddModelArgument(parser);
+  AddTrainabilityOptions(parser);
+  AddOptimizerOption(parser);
+  parser->addOption(
+      {QStringLiteral("inference"), QStringLiteral("Plan one inference instead of a train step.")});
+  AddBatchOption(parser);
+}
+
+Status LoadStepPlan(const QCommandLineParser& parser, StepPlan* plan) {
+  const bool inference = parser.isSet(QStringLiteral("inference"));
+  if (inference && (parser.isSet(QStringLiteral("train-layers")) ||
+                    parser.isSet(QStringLiteral("train-config")))) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "--inference cannot be combined with --train-layers or --train-config");
+  }
+  TS_RETURN_IF_ERROR(
+      ReadModelFile(parser.positionalArguments().first().toStdString(), &plan->model));
+  plan->options.inference = inference;
+  TS_RETURN_IF_ERROR(ParseTrainability(parser, plan->model.graph().main(), &plan->trainability));
+  TS_RETURN_IF_ERROR(
+      ParseOptimizer(parser.value(QStringLiteral("optimizer")), &plan->options.optimizer));
+  return ParseUnsigned(parser, QStringLiteral("batch"), 1, &plan->options.batch_size);
 }
 
 Status ReadDataSet(const Subgraph& main, const QStringList& input_files, const QString& target_file,

@@ -2,16 +2,18 @@
 //
 // The training options every executable that trains takes the same way (trainscope-cli train,
 // trainscope-board-sim): --optimizer --lr --beta1 --beta2 --epsilon --loss --metric --batch
-// --epochs --train-layers --train-config, and the raw float32 data files they train on.
+// --epochs --train-layers --train-config, and the raw float32 data files they train on; plus the
+// smaller set the memory planners share (trainscope-cli memory / report).
 //
 // Defaults come from the model's CIRCLE_TRAINING metadata when it has one, then from
 // onert-micro's OMConfig; options given on the command line win.
 //
 //   QCommandLineParser parser;
+//   AddTrainingDataOptions(&parser);   // MODEL --input --target
 //   AddTrainingOptions(&parser);
-//   ... parser.parse(arguments) ...
-//   TrainingSetup setup;
-//   Status s = ParseTrainingSetup(parser, model, &setup);
+//   ... parser.parse(arguments), CheckTrainingArguments(parser, "train") ...
+//   Model model; TrainingSetup setup; DataSet train;
+//   Status s = LoadTrainingRun(parser, &model, &setup, &train);
 #pragma once
 
 #include <QCommandLineParser>
@@ -23,6 +25,7 @@
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
 #include "engine/exec/trainer.h"
+#include "engine/memory/memory_report.h"
 #include "engine/model/model.h"
 #include "engine/plan/trainability.h"
 
@@ -42,6 +45,37 @@ void AddTrainingOptions(QCommandLineParser* parser);
 // Reads the options added above, on top of the model's CIRCLE_TRAINING metadata.
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
                           TrainingSetup* setup);
+
+// MODEL plus --input/--target: the training data every trainer reads. Programs add their own
+// options (test data, link options) after this and before AddTrainingOptions as they need.
+void AddTrainingDataOptions(QCommandLineParser* parser);
+
+// The usage checks every trainer makes before reading anything: exactly one MODEL, and both
+// --input and --target. `program` starts the messages ("train", "trainscope-board-sim").
+Status CheckTrainingArguments(const QCommandLineParser& parser, const QString& program);
+
+// Reads MODEL, the training setup (metadata, then options) and the training data set, whose
+// targets are shaped after the loss.
+Status LoadTrainingRun(const QCommandLineParser& parser, Model* model, TrainingSetup* setup,
+                       DataSet* train);
+
+// Training needs at least one whole batch of samples.
+Status CheckBatchFits(const DataSet& train, const TrainingOptions& options);
+
+// MODEL, --train-layers/--train-config, --optimizer, --inference and --batch: what the memory
+// planners (memory, report) take to plan one train step or inference.
+void AddStepPlanOptions(QCommandLineParser* parser);
+
+// What one planned train step (or inference) is made of; `model` owns the graph the rest indexes.
+struct StepPlan {
+  Model model;
+  TrainabilityConfig trainability;
+  MemoryReportOptions options;
+};
+
+// Rejects --inference with --train-layers/--train-config (no backward pass to select for), then
+// reads MODEL and the other options added by AddStepPlanOptions.
+Status LoadStepPlan(const QCommandLineParser& parser, StepPlan* plan);
 
 // Reads one raw float32 file per graph input and a target file of `target_elements` floats per
 // sample; every file must hold the same number of samples. `role` ("training", "test") names

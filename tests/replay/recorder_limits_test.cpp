@@ -76,6 +76,43 @@ class RecorderLimitsTest : public ::testing::Test {
   QString path_;
 };
 
+// The announced operators carry the session's trainability; a change that takes effect mid-run
+// is announced again at once, between the batch before it and the batch after it.
+TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChanges) {
+  Model model = testing::ConvNet();
+  const Subgraph& main = model.graph().main();
+  auto expect_announced = [&main](const TraceIndex& index, const TrainabilityConfig& config) {
+    const BackwardSelection selection = SelectBackwardRange(main, config);
+    ASSERT_EQ(index.ops.size(), main.operators.size());
+    for (size_t k = 0; k < index.ops.size(); ++k) {
+      EXPECT_EQ(index.ops[k].trainable, selection.ops[k].has_parameter_gradients) << "op " << k;
+    }
+  };
+  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u);
+  TrainabilityConfig last_one;
+  last_one.num_train_layers = 1;
+  recorder->trainabilityApplied(last_one);  // before the file exists: the opening announcement
+  recorder->record(StepBatch(1));
+  TraceIndex first;
+  ASSERT_TRUE(IndexTrace(path_, &first).ok());
+  expect_announced(first, last_one);
+
+  const qint64 after_first_batch = QFileInfo(path_).size();
+  const TrainabilityConfig everything;
+  recorder->trainabilityApplied(everything);
+  EXPECT_GT(QFileInfo(path_).size(), after_first_batch) << "announced when it took effect";
+  TraceIndex changed;
+  ASSERT_TRUE(IndexTrace(path_, &changed).ok());
+  expect_announced(changed, everything);
+  EXPECT_EQ(changed.optimizer_steps.size(), 1u) << "before the next batch";
+  recorder->record(StepBatch(2));
+  TraceIndex second;
+  ASSERT_TRUE(IndexTrace(path_, &second).ok());
+  expect_announced(second, everything);
+  EXPECT_EQ(second.optimizer_steps.size(), 2u);
+  EXPECT_FALSE(second.skips.any());
+}
+
 TEST_F(RecorderLimitsTest, RecordedBatchIsInTheFileBeforeClose) {
   auto recorder = MakeRecorder();
   for (uint32_t step = 0; step < 3; ++step) {

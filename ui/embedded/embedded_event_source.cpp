@@ -251,6 +251,14 @@ bool EmbeddedEventSource::waitWhilePaused(std::unique_lock<std::mutex>& lock, co
   return !stopping;
 }
 
+void EmbeddedEventSource::announceTrainability() {
+  // What was published so far ran with the previous choice; a recording marks the change here.
+  bridge_->Publish();
+  if (const std::shared_ptr<BatchRecorder> recording = recorder()) {
+    recording->trainabilityApplied(setup_.trainability);
+  }
+}
+
 Status EmbeddedEventSource::applyPendingTrainability() {
   TrainabilityConfig config;
   {
@@ -267,6 +275,7 @@ Status EmbeddedEventSource::applyPendingTrainability() {
   rebuilt->set_gate(bridge_.get());
   trainer_ = std::move(rebuilt);
   setup_.trainability = config;
+  announceTrainability();
   const MemorySummary& memory = trainer_->memory();
   bridge_->AddMessage(MessageLevel::kInfo,
                       QStringLiteral("trainability applied at optimizer step %1: heap peak %2 B, "
@@ -294,6 +303,7 @@ void LowerWorkerPriority() {
 
 void EmbeddedEventSource::run() {
   LowerWorkerPriority();
+  announceTrainability();
   const uint32_t batch = setup_.options.batch_size;
   const uint32_t steps = batch == 0 ? 0 : setup_.train.sample_count / batch;
   Status status = steps == 0 ? Status::Error(StatusCode::kInvalidArgument,

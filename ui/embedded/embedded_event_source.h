@@ -99,6 +99,8 @@ class EmbeddedEventSource : public EventSource {
   // worker cannot run past it (or past many of them) before the request arrives.
   void startPausingAt(Boundary pause_at);
   Status applyPendingTrainability();
+  // Worker thread: publishes what is pending, then tells the recorder the trainability in force.
+  void announceTrainability();
 
   std::unique_ptr<Model> model_;
   EmbeddedSetup setup_;

@@ -19,6 +19,7 @@
 #include "ui/replay/replay_event_source.h"
 #include "ui/replay/replay_timeline.h"
 #include "ui/replay/trace_recorder.h"
+#include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
 #include "ui/views/view_export.h"
 
@@ -142,6 +143,8 @@ void ReplayController::recordCurrentSource() {
       TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*embedded)), model.graph(),
       hash);
   recorder_->setMaxBytes(recordingMaxBytes());
+  // The session's choice until the source reports a change (it does so when its run starts).
+  recorder_->trainabilityApplied(window_->layersPanel()->appliedTrainability());
   // Runs on the training worker: only a queued call crosses to the GUI thread. The application
   // object is the context (it outlives any controller); the QPointer is read on the GUI thread.
   const QPointer<ReplayController> self(this);

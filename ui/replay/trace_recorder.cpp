@@ -37,11 +37,11 @@ wire::LogLevel ToLogLevel(MessageLevel level) {
   return wire::LogLevel::kInfo;
 }
 
-std::vector<wire::OpSummary> DescribeOps(const Graph& graph) {
+std::vector<wire::OpSummary> DescribeOps(const Graph& graph, const TrainabilityConfig& config) {
   std::vector<wire::OpSummary> ops;
   if (graph.subgraphs.empty()) return ops;
   const Subgraph& main = graph.main();
-  const BackwardSelection selection = SelectBackwardRange(main, TrainabilityConfig());
+  const BackwardSelection selection = SelectBackwardRange(main, config);
   ops.resize(main.operators.size());
   for (size_t k = 0; k < ops.size(); ++k) {
     ops[k].opcode = static_cast<int16_t>(std::clamp<int32_t>(main.operators[k].opcode,
@@ -122,7 +122,10 @@ std::string FormatSize(uint64_t bytes) {
 }  // namespace
 
 TraceRecorder::TraceRecorder(QString path, const Graph& graph, uint64_t model_hash)
-    : path_(std::move(path)), graph_(graph), model_hash_(model_hash), ops_(DescribeOps(graph)) {}
+    : path_(std::move(path)),
+      graph_(graph),
+      model_hash_(model_hash),
+      ops_(DescribeOps(graph, TrainabilityConfig())) {}
 
 TraceRecorder::~TraceRecorder() {
   close();
@@ -206,6 +209,21 @@ void TraceRecorder::record(const EventBatch& batch) {
     last_step_ = batch.optimizer_steps.back().optimizer_step;
     has_step_ = true;
   }
+}
+
+void TraceRecorder::trainabilityApplied(const TrainabilityConfig& config) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (closed_ || !status_.ok()) return;
+  // In place: the agent keeps a pointer to the announced operators.
+  const std::vector<wire::OpSummary> described = DescribeOps(graph_, config);
+  ops_.assign(described.begin(), described.end());
+  if (!opened_) return;  // the opening announcement will carry it
+  // A board announces its model again after a trainability change; so does the recording, at the
+  // point between the batches where the change took effect.
+  const size_t tensors = graph_.subgraphs.empty() ? 0 : graph_.main().tensors.size();
+  agent_->AnnounceModel(model_hash_, static_cast<uint32_t>(tensors), ops_.data(),
+                        static_cast<uint32_t>(ops_.size()));
+  flushLocked();
 }
 
 void TraceRecorder::flushLocked() {

@@ -16,8 +16,9 @@
 //    file past it is not written, capped() turns true and status() says, in the user's terms,
 //    at which limit and after which optimizer step the recording stopped.
 // Either way the callback set with setOnStopped() runs once, on the recording thread.
-// Thread-safe (the embedded source records from its worker thread). Trainability changes made
-// during the run are not re-announced: the events themselves carry the trainable flags.
+// Thread-safe (the embedded source records from its worker thread). The announced operators carry
+// the session's trainability; a change that takes effect during the run (trainabilityApplied) is
+// announced again at that point, as a board does after SET_TRAINABILITY.
 //
 //   auto recorder = std::make_shared<TraceRecorder>(path, model.graph(), model_hash);
 //   recorder->setMaxBytes(uint64_t{256} << 20);
@@ -68,6 +69,7 @@ class TraceRecorder final : public BatchRecorder {
   uint64_t maxBytes() const;
 
   void record(const EventBatch& batch) override;
+  void trainabilityApplied(const TrainabilityConfig& config) override;
   // Ends the file (further batches are ignored).
   void close();
 

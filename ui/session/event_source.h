@@ -22,6 +22,7 @@
 #include <mutex>
 
 #include "engine/core/events.h"
+#include "engine/plan/trainability.h"
 #include "ui/session/breakpoints.h"
 #include "ui/session/trace_store.h"
 
@@ -33,6 +34,10 @@ class BatchRecorder {
  public:
   virtual ~BatchRecorder() = default;
   virtual void record(const EventBatch& batch) = 0;
+  // The source trains with `config` from here on: at the start of a session and whenever a change
+  // takes effect. Called on the publishing thread after the batches from before the change, so a
+  // recording can mark the point where it happened.
+  virtual void trainabilityApplied(const TrainabilityConfig& config) { static_cast<void>(config); }
 };
 
 class EventSource : public QObject {

@@ -16,6 +16,7 @@
 #include "engine/memory/memory_report.h"
 #include "engine/plan/train_config_file.h"
 #include "engine/train/training_metadata.h"
+#include "tests/ui/test_files.h"
 #include "tests/ui/test_models.h"
 #include "ui/views/format.h"
 #include "ui/views/layers_panel.h"
@@ -28,15 +29,8 @@ std::vector<uint8_t> MlpBytes() {
   return testing::MakeMlpBytes({16, 24, 12, 4});
 }
 
-QByteArray ReadAll(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-bool WriteAll(const QString& path, const QByteArray& bytes) {
-  QFile file(path);
-  return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
+using testing::ReadAll;
+using testing::WriteAll;
 
 }  // namespace
 
@@ -49,8 +43,7 @@ class LayersFilesTest : public QObject {
     model_path_ = dir_.filePath(QStringLiteral("mlp.circle"));
     const std::vector<uint8_t> bytes = MlpBytes();
     QVERIFY(!bytes.empty());
-    QVERIFY(WriteAll(model_path_, QByteArray(reinterpret_cast<const char*>(bytes.data()),
-                                             static_cast<int>(bytes.size()))));
+    QVERIFY(WriteAll(model_path_, bytes));
     QVERIFY(ReadModelFile(model_path_.toStdString(), &model_).ok());
     options_.memory.optimizer = OptimizerKind::kAdam;
   }

@@ -15,21 +15,15 @@
 
 #include "engine/memory/memory_report.h"
 #include "engine/plan/train_config_file.h"
+#include "tests/ui/test_files.h"
 #include "tests/ui/test_models.h"
 #include "ui/views/layers_panel.h"
 
 namespace trainscope {
 namespace {
 
-QByteArray ReadAll(const QString& path) {
-  QFile file(path);
-  return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-bool WriteAll(const QString& path, const QByteArray& bytes) {
-  QFile file(path);
-  return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
+using testing::ReadAll;
+using testing::WriteAll;
 
 }  // namespace
 
@@ -42,8 +36,7 @@ class LayersReportTest : public QObject {
     model_path_ = dir_.filePath(QStringLiteral("mlp.circle"));
     const std::vector<uint8_t> bytes = testing::MakeMlpBytes({16, 24, 12, 4});
     QVERIFY(!bytes.empty());
-    QVERIFY(WriteAll(model_path_, QByteArray(reinterpret_cast<const char*>(bytes.data()),
-                                             static_cast<int>(bytes.size()))));
+    QVERIFY(WriteAll(model_path_, bytes));
     QVERIFY(ReadModelFile(model_path_.toStdString(), &model_).ok());
     options_.optimizer = OptimizerKind::kAdam;
     options_.batch_size = 2;
@@ -58,8 +51,7 @@ class LayersReportTest : public QObject {
     const QString config_path = dir_.filePath(QStringLiteral("bias.cfg"));
     std::vector<uint8_t> config_bytes;
     QVERIFY(WriteTrainConfig({{4, TrainRank::kOnlyBias}}, &config_bytes).ok());
-    QVERIFY(WriteAll(config_path, QByteArray(reinterpret_cast<const char*>(config_bytes.data()),
-                                             static_cast<int>(config_bytes.size()))));
+    QVERIFY(WriteAll(config_path, config_bytes));
     QVERIFY(panel.loadTrainConfig(config_path).ok());
     QVERIFY(panel.appliedTrainability().op_ranks.empty());
 

@@ -49,6 +49,16 @@ bool RenderToFile(const QString& path, QSize size, const QColor& background, con
     *error = QStringLiteral("%1: %2").arg(path, file.errorString());
     return false;
   }
+  // SVG and PDF: the same vector drawing on a different device.
+  const auto paint_vectors = [&](QPaintDevice* device) {
+    QCPPainter painter;
+    if (!painter.begin(device)) return false;
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    painter.fillRect(QRect(QPoint(0, 0), size), background);
+    draw(&painter);
+    return painter.end();
+  };
   bool drawn = true;
   if (format == ImageFormat::kPng) {
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
@@ -65,15 +75,7 @@ bool RenderToFile(const QString& path, QSize size, const QColor& background, con
     svg.setSize(size);
     svg.setViewBox(QRect(QPoint(0, 0), size));
     svg.setTitle(QFileInfo(path).completeBaseName());
-    QCPPainter painter;
-    drawn = painter.begin(&svg);
-    if (drawn) {
-      painter.setMode(QCPPainter::pmVectorized);
-      painter.setMode(QCPPainter::pmNoCaching);
-      painter.fillRect(QRect(QPoint(0, 0), size), background);
-      draw(&painter);
-      drawn = painter.end();
-    }
+    drawn = paint_vectors(&svg);
   } else {
     QPdfWriter pdf(&file);
     pdf.setResolution(72);  // one painter unit = one point = one screen pixel of the view
@@ -81,15 +83,7 @@ bool RenderToFile(const QString& path, QSize size, const QColor& background, con
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     pdf.setCreator(QStringLiteral("TrainScope"));
     pdf.setTitle(QFileInfo(path).completeBaseName());
-    QCPPainter painter;
-    drawn = painter.begin(&pdf);
-    if (drawn) {
-      painter.setMode(QCPPainter::pmVectorized);
-      painter.setMode(QCPPainter::pmNoCaching);
-      painter.fillRect(QRect(QPoint(0, 0), size), background);
-      draw(&painter);
-      drawn = painter.end();
-    }
+    drawn = paint_vectors(&pdf);
   }
   if (!drawn) {
     file.cancelWriting();

@@ -171,7 +171,8 @@ size_t AddBlocks(const BinadeTable& table, const float* values, size_t count, Ac
 // portable). The histogram needs no table here: the bin of |g| is the number of decade bounds
 // at or below it, so each bound's count of values at or above it is accumulated with one compare
 // per eight values, and the bins are differences of neighbouring counts. Values are taken in
-// chunks that stay in the L1 cache: the moments in one pass, the bounds in two more.
+// chunks that stay in the L1 cache: the moments and the chunk's range in one pass, then one more
+// pass per group of up to eight bounds that the range leaves open (CountChunkAtOrAbove).
 struct DecadeBounds {
   int32_t below[kGradientHistogramBins - 1];  // bits of the smallest magnitude in bin b+1, - 1
 

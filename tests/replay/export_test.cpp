@@ -86,17 +86,8 @@ void ExpectValidImageFile(const QString& path) {
   }
 }
 
-class ExportTest : public ::testing::Test {
+class ExportTest : public testing::RecordedRunTest<ExportTest> {
  protected:
-  static void SetUpTestSuite() {
-    testing::TestApp();
-    dir_ = new QTemporaryDir;
-    run_ = new RecordedRun(RecordConvNetRun(dir_->path(), QStringLiteral("convnet.circle")));
-  }
-  static void TearDownTestSuite() {
-    delete run_;
-    delete dir_;
-  }
   void SetUp() override {
     // To look at the files: TRAINSCOPE_KEEP_EXPORTS=1 keeps them (the folder is printed).
     if (qEnvironmentVariableIsSet("TRAINSCOPE_KEEP_EXPORTS")) {
@@ -117,15 +108,11 @@ class ExportTest : public ::testing::Test {
   }
   void TearDown() override { window_.setEventSource(nullptr); }
 
-  static QTemporaryDir* dir_;
-  static RecordedRun* run_;
   std::shared_ptr<TraceStore> store_ = std::make_shared<TraceStore>();
   ReplayEventSource replay_{store_};
   MainWindow window_;
   QTemporaryDir out_;
 };
-QTemporaryDir* ExportTest::dir_ = nullptr;
-RecordedRun* ExportTest::run_ = nullptr;
 
 TEST_F(ExportTest, EveryPlotViewExportsValidPngSvgAndPdf) {
   const struct {

@@ -4,6 +4,8 @@
 // and every event the source published, so replay tests can compare against the real thing.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <QApplication>
 #include <QByteArray>
 #include <QTemporaryDir>
@@ -89,5 +91,25 @@ inline RecordedRun RecordConvNetRun(const QString& dir, const QString& name,
   run.published = tee->all;
   return run;
 }
+
+// A test suite sharing one recorded ConvNet run, made once before its first test. `Suite` is the
+// derived fixture, so every suite gets its own run even inside one test binary.
+template <typename Suite>
+class RecordedRunTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    TestApp();
+    dir_ = new QTemporaryDir;
+    run_ = new RecordedRun(RecordConvNetRun(dir_->path(), QStringLiteral("convnet.circle")));
+  }
+  static void TearDownTestSuite() {
+    delete run_;
+    delete dir_;
+    run_ = nullptr;
+    dir_ = nullptr;
+  }
+  static inline QTemporaryDir* dir_ = nullptr;
+  static inline RecordedRun* run_ = nullptr;
+};
 
 }  // namespace trainscope::testing

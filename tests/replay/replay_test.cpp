@@ -63,22 +63,7 @@ size_t CountBackwardEnds(const EventBatch& batch) {
   return count;
 }
 
-class ReplayTest : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    testing::TestApp();
-    dir_ = new QTemporaryDir;
-    run_ = new RecordedRun(RecordConvNetRun(dir_->path(), QStringLiteral("convnet.circle")));
-  }
-  static void TearDownTestSuite() {
-    delete run_;
-    delete dir_;
-  }
-  static QTemporaryDir* dir_;
-  static RecordedRun* run_;
-};
-QTemporaryDir* ReplayTest::dir_ = nullptr;
-RecordedRun* ReplayTest::run_ = nullptr;
+class ReplayTest : public testing::RecordedRunTest<ReplayTest> {};
 
 TEST_F(ReplayTest, RecordingWritesTheWireStreamOfTheWholeRun) {
   ASSERT_TRUE(run_->recorder_status.ok()) << run_->recorder_status.message();

@@ -7,9 +7,11 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+#include "engine/train/host_simd.h"
+
+#if defined(TRAINSCOPE_AVX2_PATH)
 #include <immintrin.h>
-#define TRAINSCOPE_STATS_AVX2 1
 #endif
 
 namespace trainscope {
@@ -166,7 +168,7 @@ size_t AddBlocks(const BinadeTable& table, const float* values, size_t count, Ac
   return i;
 }
 
-#if defined(TRAINSCOPE_STATS_AVX2)
+#if defined(TRAINSCOPE_AVX2_PATH)
 // The same statistics with AVX2, for hosts that have it (chosen at run time, so the build stays
 // portable). The histogram needs no table here: the bin of |g| is the number of decade bounds
 // at or below it, so each bound's count of values at or above it is accumulated with one compare
@@ -384,11 +386,6 @@ __attribute__((target("avx2"))) size_t AddBlocksAvx2(const DecadeBounds& bounds,
   acc->histograms[0][0] += static_cast<uint32_t>(non_finite);
   return blocks_end;
 }
-
-bool HostHasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
 #endif
 
 }  // namespace
@@ -400,7 +397,7 @@ GradientStatsEvent ComputeGradientStats(const float* values, size_t count) {
   GradientStatsEvent stats;
   if (values == nullptr) return stats;
   Accumulators acc;
-#if defined(TRAINSCOPE_STATS_AVX2)
+#if defined(TRAINSCOPE_AVX2_PATH)
   static const DecadeBounds bounds;
   size_t i = HostHasAvx2() ? AddBlocksAvx2(bounds, values, count, &acc)
                            : AddBlocks(table, values, count, &acc);

@@ -2,6 +2,9 @@
 #include "engine/train/optimizers.h"
 
 #include <cmath>
+#include <cstring>
+
+#include "engine/train/square_sums.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -31,27 +34,9 @@ Status CheckSlice(const ParameterSlice& p, bool needs_adam_state) {
   return Status::Ok();
 }
 
-// ||W|| over untrained rows: kNormLanes running sums, element i into lane i % kNormLanes (the
-// tail into lane 0), so no addition waits on the one before it.
-constexpr size_t kNormLanes = 8;
-
-double SquaredNorm(const float* values, size_t count) {
-  double lanes[kNormLanes] = {};
-  size_t i = 0;
-  for (; i + kNormLanes <= count; i += kNormLanes) {
-    for (size_t lane = 0; lane < kNormLanes; ++lane) {
-      lanes[lane] += static_cast<double>(values[i + lane]) * values[i + lane];
-    }
-  }
-  for (; i < count; ++i) lanes[0] += static_cast<double>(values[i]) * values[i];
-  double total = 0.0;
-  for (double lane : lanes) total += lane;
-  return total;
-}
-
 // The two updates, each as one value (Scalar) and, with SSE2, as two values at a time (Pair) with
-// the very same operations in the same order, so both give the same bits. Written out by hand:
-// the compiler vectorises neither the update loop once it also sums the norms nor those sums.
+// the very same operations in the same order, so both give the same bits. Written out by hand so
+// that the two visibly match.
 struct SgdUpdate {
   double scale;  // learning rate / batch size
   const float* gradient;
@@ -92,11 +77,11 @@ inline void StoreTwo(float* at, __m128d values) {
   _mm_storel_epi64(reinterpret_cast<__m128i*>(at), _mm_castps_si128(_mm_cvtpd_ps(values)));
 }
 
-__m128d SgdUpdate::Pair(size_t i, __m128d w) const {
+inline __m128d SgdUpdate::Pair(size_t i, __m128d w) const {
   return _mm_sub_pd(w, _mm_mul_pd(_mm_set1_pd(scale), LoadTwo(gradient + i)));
 }
 
-__m128d AdamUpdate::Pair(size_t i, __m128d w) const {
+inline __m128d AdamUpdate::Pair(size_t i, __m128d w) const {
   const __m128d g = LoadTwo(gradient + i);
   const __m128d m = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(beta1), LoadTwo(adam_m + i)),
                                _mm_mul_pd(_mm_set1_pd(1.0 - beta1), g));
@@ -112,44 +97,123 @@ __m128d AdamUpdate::Pair(size_t i, __m128d w) const {
 }
 #endif
 
+// Applies `update` to elements [begin, end) of the trained slice `w`.
+template <typename Update>
+void UpdateRange(const Update& shared_update, float* w, size_t begin, size_t end) {
+  // A copy the stores cannot reach, so its settings stay in registers.
+  const Update update = shared_update;
+  size_t i = begin;
+#if defined(__SSE2__)
+  for (; i + 2 <= end; i += 2) {
+    const __m128 after = _mm_cvtpd_ps(update.Pair(i, LoadTwo(w + i)));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(w + i), _mm_castps_si128(after));
+  }
+#endif
+  for (; i < end; ++i) w[i] = static_cast<float>(update.Scalar(i, w[i]));
+}
+
+// The norms' squares of a run of values in float lanes (engine/train/square_sums.h): element i
+// of a run of eight into lane i % 8.
+constexpr size_t kNormLanes = 8;
+struct NormLanes {
+  float weight[kNormLanes] = {};  // before²
+  float update[kNormLanes] = {};  // (before - after)²
+};
+
+#if defined(__SSE2__)
+template <typename Update>
+inline __m128 UpdateFour(const Update& update, size_t i, __m128 before) {
+  const __m128 low = _mm_cvtpd_ps(update.Pair(i, _mm_cvtps_pd(before)));
+  const __m128 high = _mm_cvtpd_ps(update.Pair(i + 2, _mm_cvtps_pd(_mm_movehl_ps(before, before))));
+  return _mm_movelh_ps(low, high);
+}
+#endif
+
+// UpdateRange over whole runs of eight that also copies the values as they were to `before`
+// (indexed from `begin`) and sums the norms' squares into `lanes`, where the additions, in float
+// and four at a time, cost little beside the update; returns where the runs end.
+template <typename Update>
+size_t UpdateRunsWithNorms(const Update& shared_update, float* w, size_t begin, size_t end,
+                           float* before, NormLanes* lanes) {
+  const Update update = shared_update;
+  size_t i = begin;
+#if defined(__SSE2__)
+  __m128 weight_low = _mm_setzero_ps(), weight_high = weight_low;
+  __m128 update_low = weight_low, update_high = weight_low;
+  for (; i + kNormLanes <= end; i += kNormLanes) {
+    const __m128 before_low = _mm_loadu_ps(w + i), before_high = _mm_loadu_ps(w + i + 4);
+    _mm_storeu_ps(before + (i - begin), before_low);
+    _mm_storeu_ps(before + (i - begin) + 4, before_high);
+    const __m128 after_low = UpdateFour(update, i, before_low);
+    const __m128 after_high = UpdateFour(update, i + 4, before_high);
+    _mm_storeu_ps(w + i, after_low);
+    _mm_storeu_ps(w + i + 4, after_high);
+    weight_low = _mm_add_ps(weight_low, _mm_mul_ps(before_low, before_low));
+    weight_high = _mm_add_ps(weight_high, _mm_mul_ps(before_high, before_high));
+    const __m128 applied_low = _mm_sub_ps(before_low, after_low);
+    const __m128 applied_high = _mm_sub_ps(before_high, after_high);
+    update_low = _mm_add_ps(update_low, _mm_mul_ps(applied_low, applied_low));
+    update_high = _mm_add_ps(update_high, _mm_mul_ps(applied_high, applied_high));
+  }
+  _mm_storeu_ps(lanes->weight, weight_low);
+  _mm_storeu_ps(lanes->weight + 4, weight_high);
+  _mm_storeu_ps(lanes->update, update_low);
+  _mm_storeu_ps(lanes->update + 4, update_high);
+#else
+  for (; i + kNormLanes <= end; i += kNormLanes) {
+    for (size_t lane = 0; lane < kNormLanes; ++lane) {
+      const float value = w[i + lane];
+      before[i - begin + lane] = value;
+      const float after = static_cast<float>(update.Scalar(i + lane, value));
+      w[i + lane] = after;
+      const float applied = value - after;
+      lanes->weight[lane] += value * value;
+      lanes->update[lane] += applied * applied;
+    }
+  }
+#endif
+  return i;
+}
+
 // Applies `update` to the trained slice. With `norms`, also sums ||W|| before the update over the
-// whole tensor (untrained rows included) and ||dW|| of what was applied (the float difference),
-// inside the same loop, where the additions hide behind the update's divisions.
+// whole tensor (untrained rows included) and ||dW|| of what was applied (square_sums.h), in
+// chunks: the loop keeps each chunk's values as they were, so that a chunk whose float lanes
+// cannot be trusted is summed again in double.
 template <typename Update>
 void UpdateSlice(const ParameterSlice& p, UpdateNorms* norms, const Update& update) {
   float* w = p.weights + p.first_row * p.row_elements;
   const size_t count = TrainedElementCount(p);
+  if (norms == nullptr) {
+    UpdateRange(update, w, 0, count);
+    return;
+  }
+  constexpr size_t kChunk = 1024;
   double weight_squared = 0.0, update_squared = 0.0;
-  size_t i = 0;
-#if defined(__SSE2__)
-  __m128d weight_lanes = _mm_setzero_pd(), update_lanes = _mm_setzero_pd();
-  for (; i + 2 <= count; i += 2) {
-    const __m128d before = LoadTwo(w + i);
-    const __m128 after = _mm_cvtpd_ps(update.Pair(i, before));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(w + i), _mm_castps_si128(after));
-    if (norms != nullptr) {
-      const __m128d applied = _mm_sub_pd(before, _mm_cvtps_pd(after));
-      weight_lanes = _mm_add_pd(weight_lanes, _mm_mul_pd(before, before));
-      update_lanes = _mm_add_pd(update_lanes, _mm_mul_pd(applied, applied));
+  float before[kChunk];
+  for (size_t begin = 0; begin < count; begin += kChunk) {
+    const size_t chunk = count - begin < kChunk ? count - begin : kChunk;
+    NormLanes lanes;
+    const size_t runs =
+        UpdateRunsWithNorms(update, w, begin, begin + chunk, before, &lanes) - begin;
+    std::memcpy(before + runs, w + begin + runs, (chunk - runs) * sizeof(float));
+    UpdateRange(update, w, begin + runs, begin + chunk);
+    if (SquareLanesAreTrusted(lanes.weight, kNormLanes) &&
+        SquareLanesAreTrusted(lanes.update, kNormLanes)) {
+      for (size_t lane = 0; lane < kNormLanes; ++lane) {
+        weight_squared += static_cast<double>(lanes.weight[lane]);
+        update_squared += static_cast<double>(lanes.update[lane]);
+      }
+    } else {
+      weight_squared += SumOfSquaresInDouble(before, runs);
+      update_squared += SumOfSquaredDifferencesInDouble(before, w + begin, runs);
     }
+    weight_squared += SumOfSquaresInDouble(before + runs, chunk - runs);
+    update_squared +=
+        SumOfSquaredDifferencesInDouble(before + runs, w + begin + runs, chunk - runs);
   }
-  alignas(16) double lanes[2];
-  _mm_store_pd(lanes, weight_lanes);
-  weight_squared = lanes[0] + lanes[1];
-  _mm_store_pd(lanes, update_lanes);
-  update_squared = lanes[0] + lanes[1];
-#endif
-  for (; i < count; ++i) {
-    const float before = w[i];
-    w[i] = static_cast<float>(update.Scalar(i, before));
-    const double applied = static_cast<double>(before) - w[i];
-    weight_squared += static_cast<double>(before) * before;
-    update_squared += applied * applied;
-  }
-  if (norms == nullptr) return;
   const size_t end = (p.first_row + p.row_count) * p.row_elements;
-  weight_squared += SquaredNorm(p.weights, p.first_row * p.row_elements);
-  weight_squared += SquaredNorm(p.weights + end, p.element_count - end);
+  weight_squared += SumOfSquares(p.weights, p.first_row * p.row_elements);
+  weight_squared += SumOfSquares(p.weights + end, p.element_count - end);
   norms->weight_norm = static_cast<float>(std::sqrt(weight_squared));
   norms->update_norm = static_cast<float>(std::sqrt(update_squared));
 }

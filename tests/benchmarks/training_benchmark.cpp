@@ -6,6 +6,8 @@
 // losses) and does as little as possible with them, so the numbers show the engine's own cost.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <random>
 #include <string>
@@ -104,16 +106,65 @@ void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
       static_cast<double>(observer.events) / static_cast<double>(state.iterations());
 }
 
+// The cost of every event as one number that holds still on a busy or throttled machine: steps
+// alternate between no observer and an observer of every event, one trainer, so each pair runs
+// under the same conditions, and the median of the pairs' ratios is reported (overhead_pct).
+// Every other pair starts with the observed step, so both kinds see every sample.
+void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& data) {
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.loss = LossKind::kSparseCrossEntropy;
+  options.beta2 = 0.999f;
+  Trainer trainer;
+  Status status = trainer.Init(model, options, TrainabilityConfig());
+  if (!status.ok()) {
+    state.SkipWithError(status.message());
+    return;
+  }
+  CountingObserver observer;
+  std::vector<double> ratios;
+  double off_seconds = 0.0, on_seconds = 0.0;
+  uint32_t sample = 0;
+  for (auto _ : state) {
+    double seconds[2] = {};
+    for (int turn = 0; turn < 2; ++turn) {
+      const bool observed = (turn == 0) == (ratios.size() % 2 == 1);
+      trainer.set_observer(observed ? &observer : nullptr);
+      const auto start = std::chrono::steady_clock::now();
+      status = trainer.TrainStep(data, sample);
+      seconds[observed ? 1 : 0] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!status.ok()) {
+        state.SkipWithError(status.message());
+        return;
+      }
+      sample = (sample + 1) % data.sample_count;
+    }
+    off_seconds += seconds[0];
+    on_seconds += seconds[1];
+    ratios.push_back(seconds[1] / seconds[0]);
+  }
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+  const double pairs = static_cast<double>(ratios.size());
+  state.counters["events_off_us"] = off_seconds / pairs * 1e6;
+  state.counters["events_on_us"] = on_seconds / pairs * 1e6;
+  state.counters["overhead_pct"] = (ratios[ratios.size() / 2] - 1.0) * 100.0;
+}
+
+bool BuildMlpData(Model* model, DataSet* data) {
+  data->sample_count = 64;
+  data->inputs = {Random(64 * 784, 1.0f, 3)};
+  for (uint32_t s = 0; s < 64; ++s) data->targets.push_back(static_cast<float>(s % 10));
+  return BuildMlp(model);
+}
+
 void BM_TrainMlp784(benchmark::State& state) {
   Model model;
-  if (!BuildMlp(&model)) {
+  DataSet data;
+  if (!BuildMlpData(&model, &data)) {
     state.SkipWithError("could not build the MLP");
     return;
   }
-  DataSet data;
-  data.sample_count = 64;
-  data.inputs = {Random(64 * 784, 1.0f, 3)};
-  for (uint32_t s = 0; s < 64; ++s) data.targets.push_back(static_cast<float>(s % 10));
   RunTraining(state, &model, data);
 }
 BENCHMARK(BM_TrainMlp784)
@@ -121,29 +172,53 @@ BENCHMARK(BM_TrainMlp784)
     ->ArgName("events")
     ->Unit(benchmark::kMicrosecond);
 
-void BM_TrainSimpleMnist(benchmark::State& state) {
-  const std::string dir = std::string(TRAINSCOPE_MODELS_DIR) + "/onert-micro/simple_mnist";
+void BM_EventOverheadMlp784(benchmark::State& state) {
   Model model;
   DataSet data;
+  if (!BuildMlpData(&model, &data)) {
+    state.SkipWithError("could not build the MLP");
+    return;
+  }
+  MeasureEventOverhead(state, &model, data);
+}
+BENCHMARK(BM_EventOverheadMlp784)->Unit(benchmark::kMicrosecond);
+
+// simple_mnist and its training data from the fixtures; false (and the benchmark skipped) when
+// they are missing.
+bool LoadSimpleMnist(benchmark::State& state, Model* model, DataSet* data) {
+  const std::string dir = std::string(TRAINSCOPE_MODELS_DIR) + "/onert-micro/simple_mnist";
   std::vector<uint8_t> input, target;
-  if (!ReadModelFile(dir + "/model.circle", &model).ok() ||
+  if (!ReadModelFile(dir + "/model.circle", model).ok() ||
       !ReadFileBytes(dir + "/train_input.bin", 1 << 20, &input).ok() ||
       !ReadFileBytes(dir + "/train_target.bin", 1 << 20, &target).ok()) {
     state.SkipWithError("simple_mnist fixtures not found");
-    return;
+    return false;
   }
-  data.inputs.resize(1);
-  data.inputs[0].resize(input.size() / 4);
-  std::memcpy(data.inputs[0].data(), input.data(), input.size());
-  data.targets.resize(target.size() / 4);
-  std::memcpy(data.targets.data(), target.data(), target.size());
-  data.sample_count = static_cast<uint32_t>(data.targets.size());
-  RunTraining(state, &model, data);
+  data->inputs.resize(1);
+  data->inputs[0].resize(input.size() / 4);
+  std::memcpy(data->inputs[0].data(), input.data(), input.size());
+  data->targets.resize(target.size() / 4);
+  std::memcpy(data->targets.data(), target.data(), target.size());
+  data->sample_count = static_cast<uint32_t>(data->targets.size());
+  return true;
+}
+
+void BM_TrainSimpleMnist(benchmark::State& state) {
+  Model model;
+  DataSet data;
+  if (LoadSimpleMnist(state, &model, &data)) RunTraining(state, &model, data);
 }
 BENCHMARK(BM_TrainSimpleMnist)
     ->DenseRange(kNoObserver, kAllButUpdateRatios)
     ->ArgName("events")
     ->Unit(benchmark::kMicrosecond);
+
+void BM_EventOverheadSimpleMnist(benchmark::State& state) {
+  Model model;
+  DataSet data;
+  if (LoadSimpleMnist(state, &model, &data)) MeasureEventOverhead(state, &model, data);
+}
+BENCHMARK(BM_EventOverheadSimpleMnist)->Unit(benchmark::kMicrosecond);
 
 // The per-element cost of the statistics the debugger shows for every weight gradient.
 void BM_GradientStats(benchmark::State& state) {

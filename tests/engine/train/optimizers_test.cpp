@@ -222,6 +222,70 @@ TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
   }
 }
 
+// The norms of UpdateRatioEvent against a double computation from copies taken around the update:
+// lengths that end inside a run of eight and span several chunks, a half-rank row range, weights
+// whose squares overflow or underflow float, updates that are all zero, and a NaN weight.
+struct NormCase {
+  std::string name;
+  std::vector<float> weights;
+  float gradient_scale;
+  size_t first_row, row_count, row_elements;
+};
+
+void ExpectNormsMatchTheValuesBeforeAndAfter(const NormCase& c) {
+  SCOPED_TRACE(c.name);
+  std::vector<float> w = c.weights;
+  const size_t trained = c.row_count * c.row_elements;
+  std::vector<float> g(trained), m(trained, 0.0f), v(trained, 0.0f);
+  for (size_t i = 0; i < trained; ++i) {
+    g[i] = c.gradient_scale * std::cos(static_cast<float>(i));
+  }
+  ParameterSlice p = WholeTensor(&w, g, &m, &v);
+  p.row_elements = c.row_elements;
+  p.first_row = c.first_row;
+  p.row_count = c.row_count;
+  const std::vector<float> before = w;
+  UpdateNorms norms;
+  ASSERT_TRUE(ApplyAdam(AdamSettings{0.01f, 0.9f, 0.999f, 1e-7f}, 1, p, &norms).ok());
+  double weight_squared = 0.0, update_squared = 0.0;
+  for (size_t i = 0; i < w.size(); ++i) {
+    weight_squared += static_cast<double>(before[i]) * before[i];
+    const double applied = static_cast<double>(before[i]) - w[i];
+    update_squared += applied * applied;
+  }
+  if (std::isnan(weight_squared)) {
+    EXPECT_TRUE(std::isnan(norms.weight_norm));
+    return;
+  }
+  const float want_weight = static_cast<float>(std::sqrt(weight_squared));
+  const float want_update = static_cast<float>(std::sqrt(update_squared));
+  EXPECT_NEAR(norms.weight_norm, want_weight, want_weight * 4e-6f);
+  EXPECT_NEAR(norms.update_norm, want_update, want_update * 4e-6f);
+  if (update_squared == 0.0) {
+    EXPECT_EQ(norms.update_norm, 0.0f);
+  }
+}
+
+TEST(UpdateNorms, MatchADoubleComputationWhateverTheLengthAndRange) {
+  std::vector<NormCase> cases;
+  for (size_t count : {1u, 7u, 8u, 9u, 1023u, 1031u, 2048u, 2053u}) {
+    std::vector<float> w(count);
+    for (size_t i = 0; i < count; ++i) w[i] = 0.05f * std::sin(0.37f * static_cast<float>(i));
+    cases.push_back({"length " + std::to_string(count), w, 1e-3f, 0, 1, count});
+  }
+  std::vector<float> rows(12 * 300);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = std::sin(static_cast<float>(i));
+  cases.push_back({"rows 6..11 of 12", rows, 1e-2f, 6, 6, 300});
+  cases.push_back({"rows 0..5 of 12", rows, 1e-2f, 0, 6, 300});
+  std::vector<float> huge(3000, 3e20f), tiny(3000, 1e-30f), nan(3000, 0.5f);
+  nan[2500] = std::nanf("");
+  cases.push_back({"squares overflow float", huge, 1.0f, 0, 1, 3000});
+  cases.push_back({"squares underflow float", tiny, 1e-3f, 0, 1, 3000});
+  cases.push_back({"no update at all", rows, 0.0f, 0, 12, 300});
+  cases.push_back({"a NaN weight", nan, 1e-3f, 0, 1, 3000});
+  for (const NormCase& c : cases) ExpectNormsMatchTheValuesBeforeAndAfter(c);
+}
+
 TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {
   std::vector<float> w = {1, 2, 3, 4};
   const std::vector<float> g = {1, 1};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Run-time choice of an AVX2 path. Code that has one also keeps a portable path that gives the
-// same results, so the build stays portable and a result never depends on the host.
+// same results, so the build stays portable and a result never depends on the host. An AVX2 path
+// may also use FMA: every processor with AVX2 has it, and HostHasAvx2() checks both.
 //
 //   #if defined(TRAINSCOPE_AVX2_PATH)
 //     if (HostHasAvx2()) return SumAvx2(values, count);
@@ -17,7 +18,7 @@ namespace trainscope {
 
 #if defined(TRAINSCOPE_AVX2_PATH)
 inline bool HostHasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
 }
 #endif

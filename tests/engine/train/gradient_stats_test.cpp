@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainscope {
@@ -153,7 +154,7 @@ TEST(GradientStats, EveryLengthAndEdgeValueMatchesAPerValueReference) {
 TEST(GradientStats, ChunksSpanningFewDecadesMatchThePerValueReference) {
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> one_decade(1e-4f, 1e-3f);
-  const size_t kChunk = 2048;  // the fast path's chunk; boundaries land between the cases
+  const size_t kChunk = 512;  // the fast path's chunk; boundaries land between the cases
   std::vector<float> g;
   for (size_t i = 0; i < kChunk; ++i) g.push_back(i % 7 == 0 ? 0.0f : one_decade(rng));
   g.insert(g.end(), kChunk, 0.0f);
@@ -169,6 +170,36 @@ TEST(GradientStats, ChunksSpanningFewDecadesMatchThePerValueReference) {
   for (size_t begin = 0; begin < g.size(); begin += kChunk) {
     const size_t end = std::min(g.size(), begin + kChunk);
     ExpectMatchesPerValueReference(std::vector<float>(g.begin() + begin, g.begin() + end));
+  }
+}
+
+// The sums have one defined order whatever the host's vector width: element i of a full block of
+// eight into double lane i % 8, the tail into lane 0, the lanes added from lane 0. With 2^60
+// beside 1, double rounding makes the order visible in the mean.
+TEST(GradientStats, SumsFollowTheEightLaneOrder) {
+  const float big = std::exp2(60.0f);
+  struct Case {
+    std::string name;
+    size_t count;
+    std::vector<std::pair<size_t, float>> values;  // index, value; the rest are zeros
+    double sum;
+  };
+  const std::vector<Case> cases = {
+      // Lanes 0 and 1: (2^60 - 2^60) + 1; one running sum would give (2^60 + 1) - 2^60 = 0.
+      {"eight lanes, not one", 16, {{0, big}, {1, 1.0f}, {8, -big}}, 1.0},
+      // Lanes 0 and 4: four lanes would put all three in lane 0.
+      {"eight lanes, not four", 16, {{0, big}, {4, 1.0f}, {8, -big}}, 1.0},
+      // The tail joins lane 0 after 2^60 and is lost; lane 1 then cancels lane 0. Added apart
+      // at the end, it would survive.
+      {"the tail goes to lane 0", 17, {{0, big}, {9, -big}, {16, 1.0f}}, 0.0},
+      // Lane 0, then 1, then 2: (2^60 + 1) - 2^60.
+      {"lanes added from lane 0", 16, {{0, big}, {1, 1.0f}, {2, -big}}, 0.0},
+  };
+  for (const Case& c : cases) {
+    std::vector<float> g(c.count, 0.0f);
+    for (const auto& [index, value] : c.values) g[index] = value;
+    const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
+    EXPECT_EQ(s.mean, static_cast<float>(c.sum / static_cast<double>(c.count))) << c.name;
   }
 }
 

@@ -275,7 +275,7 @@ Status AppController::load(const QString& model_path, Model model,
   LayersPanel* panel = window_->layersPanel();
   panel->setModelFile(model_path);
   panel->setTrainingOptions(setup.options);
-  if (applied != TrainabilityConfig()) panel->setAppliedTrainability(applied);
+  if (applied != TrainabilityConfig()) window_->showSourceTrainability(applied);
   // The batch matters: from the second sample on, onert-micro holds one more set of gradients.
   MemoryReportOptions report_options;
   report_options.optimizer = setup.options.optimizer;

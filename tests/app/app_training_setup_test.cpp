@@ -17,6 +17,7 @@
 #include <QTimer>
 
 #include "app/gui/app_controller.h"
+#include "ui/views/graph_view.h"
 #include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
 #include "ui/views/training_setup_dialog.h"
@@ -77,6 +78,7 @@ class AppTrainingSetupTest : public QObject {
     QCOMPARE(controller_->currentSetup().data.inputs, setup.data.inputs);
     QCOMPARE(controller_->currentSetup().options.learning_rate, 0.05f);
     QCOMPARE(panel->appliedTrainability().num_train_layers, 2u);
+    QCOMPARE(window_->graphView()->trainability().num_train_layers, 2u);  // the graph agrees
 
     // Remembered for this model: a fresh window opening it alone starts from it.
     TrainingSetupRequest recalled;

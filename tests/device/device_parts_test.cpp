@@ -14,11 +14,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
+#include <vector>
+
 #include "tests/cli/board_sim_process.h"
 #include "ui/device/announced_model.h"
 #include "ui/device/connect_dialog.h"
 #include "ui/device/device_session_controller.h"
 #include "ui/device/link_health_panel.h"
+#include "ui/session/trainability.h"
+#include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
 
 namespace trainscope {
@@ -213,6 +218,39 @@ class DevicePartsTest : public QObject {
     controller.disconnectDevice();
     QVERIFY(!controller.source()->isOpen());
     QVERIFY(!controller.disconnectAction()->isEnabled());
+  }
+
+  // The board trains the last two operators; once it announces, the layers panel shows a
+  // configuration that trains the same weights, not the default.
+  void theLayersPanelShowsTheTrainedSetTheBoardAnnounced() {
+    testing::BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
+                                  QStringLiteral("--train-layers"), QStringLiteral("2")});
+    QVERIFY2(sim.started(), qPrintable(sim.error()));
+    auto store = std::make_shared<TraceStore>();
+    MainWindow window;
+    window.setStore(store);
+    DeviceSessionController controller(store);
+    controller.setModelSearchPaths({QStringLiteral(TRAINSCOPE_DEMO_DIR)});
+    controller.install(&window);
+    const Status status = controller.connectTo(sim.endpoint());
+    QVERIFY2(status.ok(), status.message());
+    QTRY_VERIFY_WITH_TIMEOUT(!controller.modelPath().isEmpty(), 10000);
+    const Subgraph& main = window.graph().main();
+    TrainabilityConfig board;
+    board.num_train_layers = 2;
+    auto trained_weights = [&main](const TrainabilityConfig& config) {
+      std::map<uint16_t, TrainRank> trained;
+      const std::vector<OpTrainability> ops = ResolveTrainability(main, config);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        if (ops[k].has_parameter_gradients) trained[static_cast<uint16_t>(k)] = ops[k].rank;
+      }
+      return trained;
+    };
+    QVERIFY(trained_weights(board) != trained_weights(TrainabilityConfig()));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        trained_weights(window.layersPanel()->appliedTrainability()) == trained_weights(board),
+        5000);
+    controller.disconnectDevice();
   }
 };
 

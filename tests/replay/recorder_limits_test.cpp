@@ -12,10 +12,13 @@
 #include <QTemporaryDir>
 
 #include <atomic>
+#include <map>
 #include <string>
 
 #include "tests/replay/recording_fixture.h"
 #include "ui/replay/replay_controller.h"
+#include "ui/replay/replay_event_source.h"
+#include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
 
 namespace trainscope {
@@ -111,6 +114,47 @@ TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChange
   expect_announced(second, everything);
   EXPECT_EQ(second.optimizer_steps.size(), 2u);
   EXPECT_FALSE(second.skips.any());
+}
+
+// A replay shows the trainability the recording announced for its position: the first setting
+// before the change, the second after it, the first again when seeking back.
+TEST_F(RecorderLimitsTest, ReplayShowsTheTrainabilityInForceAtItsPosition) {
+  Model model = testing::ConvNet();
+  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u);
+  TrainabilityConfig only_bias;
+  only_bias.op_ranks[4] = TrainRank::kOnlyBias;
+  TrainabilityConfig upper_half;
+  upper_half.op_ranks[0] = TrainRank::kUpperHalf;
+  recorder->trainabilityApplied(only_bias);
+  for (uint32_t step = 0; step < 3; ++step) recorder->record(StepBatch(step));
+  recorder->trainabilityApplied(upper_half);
+  for (uint32_t step = 3; step < 5; ++step) recorder->record(StepBatch(step));
+  recorder->close();
+
+  TraceIndex index;
+  ASSERT_TRUE(IndexTrace(path_, &index).ok());
+  ASSERT_EQ(index.trained_sets.size(), 2u);
+  EXPECT_EQ(index.trained_sets[1].position, index.optimizer_steps[2]) << "between steps 3 and 4";
+  const std::map<uint16_t, TrainRank> first = {{4, TrainRank::kOnlyBias}};
+  const std::map<uint16_t, TrainRank> second = {{0, TrainRank::kUpperHalf}};
+  EXPECT_EQ(*TrainedOpsAt(index, 0), first);
+  EXPECT_EQ(*TrainedOpsAt(index, index.optimizer_steps[2]), second);
+  EXPECT_EQ(*TrainedOpsAt(index, index.optimizer_steps[2] - 1), first);
+  EXPECT_EQ(*TrainedOpsAt(index, index.eventCount()), second);
+
+  auto store = std::make_shared<TraceStore>();
+  MainWindow window;
+  window.setStore(store);
+  ReplayController controller(store);
+  controller.install(&window);
+  ASSERT_TRUE(controller.openTrace(path_).ok());
+  ReplayEventSource* replay = controller.replaySource();
+  EXPECT_EQ(window.layersPanel()->appliedTrainability(), only_bias);
+  replay->seekToEvent(index.eventCount());
+  EXPECT_EQ(window.layersPanel()->appliedTrainability(), upper_half);
+  replay->seekToBackwardStep(6);  // inside the first step
+  EXPECT_EQ(window.layersPanel()->appliedTrainability(), only_bias);
+  window.setEventSource(nullptr);
 }
 
 TEST_F(RecorderLimitsTest, RecordedBatchIsInTheFileBeforeClose) {

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "tests/ui/test_models.h"
 
 namespace trainscope {
@@ -67,6 +71,63 @@ TEST_F(TrainabilityTest, RankEntriesBeyondTheModelAreIgnored) {
   EXPECT_EQ(BackwardLayerCount(subgraph(), config), 0u);
   const std::vector<OpTrainability> ops = ResolveTrainability(subgraph(), config);
   for (const OpTrainability& op : ops) EXPECT_FALSE(op.in_backward_range);
+}
+
+// What a board or a recording announces (the ops whose weights train, with their ranks) turns
+// back into a configuration that trains the same weights, in the form a user writes: "last N"
+// where one does it (the smallest N: the announcement does not say how far the backward pass ran
+// through ops without weights).
+TEST_F(TrainabilityTest, AnAnnouncedTrainedSetBecomesAConfigurationTrainingTheSameWeights) {
+  struct Case {
+    TrainabilityConfig config;
+    TrainabilityConfig want;  // the form the announcement turns into
+  };
+  auto last = [](uint32_t n) {
+    TrainabilityConfig config;
+    config.num_train_layers = n;
+    return config;
+  };
+  auto ranks = [](std::map<uint16_t, TrainRank> map) {
+    TrainabilityConfig config;
+    config.op_ranks = std::move(map);
+    return config;
+  };
+  const std::vector<Case> cases = {
+      {last(0), last(0)},
+      {last(4), last(0)},
+      {last(1), last(1)},  // the SOFTMAX alone: no weights train
+      {last(2), last(2)},
+      {last(3), last(2)},  // RELU(1) has no weights: the smallest N trains the same
+      {ranks({{2, TrainRank::kAll}, {3, TrainRank::kAll}}), last(2)},
+      {ranks({{0, TrainRank::kAll}, {2, TrainRank::kAll}}), last(0)},
+      {ranks({{2, TrainRank::kOnlyBias}, {3, TrainRank::kAll}}),
+       ranks({{2, TrainRank::kOnlyBias}, {3, TrainRank::kAll}})},
+      {ranks({{0, TrainRank::kUpperHalf}}), ranks({{0, TrainRank::kUpperHalf}})},
+      {ranks({{0, TrainRank::kAll}}), ranks({{0, TrainRank::kAll}})},
+  };
+  // What a board announces: the ops with parameter gradients (a listed op without weights too).
+  auto announced_by = [this](const TrainabilityConfig& config) {
+    std::map<uint16_t, TrainRank> trained;
+    const std::vector<OpTrainability> ops = ResolveTrainability(subgraph(), config);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].has_parameter_gradients) trained[static_cast<uint16_t>(k)] = ops[k].rank;
+    }
+    return trained;
+  };
+  auto trained_weights = [&](const TrainabilityConfig& config) {
+    std::map<uint16_t, TrainRank> trained;
+    for (const auto& [op, rank] : announced_by(config)) {
+      if (HasTrainableWeights(subgraph().operators[op].opcode)) trained[op] = rank;
+    }
+    return trained;
+  };
+  for (const Case& c : cases) {
+    const TrainabilityConfig back = TrainabilityFromTrainedOps(subgraph(), announced_by(c.config));
+    SCOPED_TRACE("last " + std::to_string(c.config.num_train_layers) + ", " +
+                 std::to_string(c.config.op_ranks.size()) + " ranks");
+    EXPECT_EQ(back, c.want);
+    EXPECT_EQ(trained_weights(back), trained_weights(c.config));
+  }
 }
 
 TEST_F(TrainabilityTest, TrainedParametersFollowTheRanks) {

@@ -9,6 +9,7 @@
 #include "engine/model/model.h"
 #include "ui/device/connect_dialog.h"
 #include "ui/device/link_health_panel.h"
+#include "ui/session/trainability.h"
 #include "ui/views/main_window.h"
 
 namespace trainscope {
@@ -104,7 +105,10 @@ void DeviceSessionController::reconnectDevice() {
 void DeviceSessionController::onModelAnnounced() {
   if (!source_->hasModel()) return;
   const AnnouncedModel model = source_->announcedModel();
-  if (graph_shown_ && model.hash == shown_hash_) return;  // a re-announce after a change
+  if (graph_shown_ && model.hash == shown_hash_) {  // a re-announce after a change
+    showAnnouncedTrainability(model);
+    return;
+  }
   shown_hash_ = model.hash;
   graph_shown_ = true;
   QStringList paths = search_paths_;
@@ -133,6 +137,13 @@ void DeviceSessionController::onModelAnnounced() {
     window_->setGraph(BuildAnnouncedGraph(model),
                       QStringLiteral("board model %1").arg(model.hash, 16, 16, QLatin1Char('0')));
   }
+  showAnnouncedTrainability(model);
+}
+
+void DeviceSessionController::showAnnouncedTrainability(const AnnouncedModel& model) {
+  if (!window_ || window_->graph().subgraphs.empty()) return;
+  window_->showSourceTrainability(
+      TrainabilityFromTrainedOps(window_->graph().main(), model.trainedOps()));
 }
 
 void DeviceSessionController::updateActions() {

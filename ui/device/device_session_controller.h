@@ -6,7 +6,8 @@
 // (e.g. the embedded engine: both write to the shared store), clears the store and makes the
 // DeviceEventSource the window's source. When the board announces its model, the graph is the
 // model file whose FNV-1a 64 hash matches (searched among setModelSearchPaths() and the
-// window's recent files) or, failing that, the graph drawn from the announced op list.
+// window's recent files) or, failing that, the graph drawn from the announced op list. The
+// layers panel and the graph show the trained set the board announced, again after each change.
 // If another owner later gives the window a different source, the device session closes.
 //
 // Owns the DeviceEventSource; the window and store must outlive the controller.
@@ -64,6 +65,7 @@ class DeviceSessionController : public QObject {
 
  private:
   void onModelAnnounced();
+  void showAnnouncedTrainability(const AnnouncedModel& model);
   void updateActions();
 
   std::shared_ptr<TraceStore> store_;

@@ -19,6 +19,7 @@
 #include "ui/replay/replay_event_source.h"
 #include "ui/replay/replay_timeline.h"
 #include "ui/replay/trace_recorder.h"
+#include "ui/session/trainability.h"
 #include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
 #include "ui/views/view_export.h"
@@ -113,6 +114,8 @@ void ReplayController::install(MainWindow* window) {
     if (source != replay_.get()) replay_->stop();
     recordCurrentSource();
   });
+  connect(replay_.get(), &ReplayEventSource::positionChanged, this,
+          &ReplayController::showTrainabilityAtCursor);
   connect(replay_.get(), &EventSource::errorOccurred, window, [this](const QString& message) {
     EventBatch batch;
     batch.add(StatusMessage{MessageLevel::kWarning, message});
@@ -210,15 +213,29 @@ bool ReplayController::showModelOf(const QString& trace_path) {
   return true;
 }
 
+void ReplayController::showTrainabilityAtCursor() {
+  const TraceIndex* index = replay_->index();
+  if (!window_ || index == nullptr || window_->eventSource() != replay_.get()) return;
+  const std::map<uint16_t, TrainRank>* trained = TrainedOpsAt(*index, replay_->cursor());
+  if (trained == nullptr || trained == shown_trained_ops_) return;
+  shown_trained_ops_ = trained;
+  const Graph& graph = window_->graph();
+  if (graph.subgraphs.empty()) return;
+  window_->showSourceTrainability(TrainabilityFromTrainedOps(graph.main(), *trained));
+}
+
 Status ReplayController::openTrace(const QString& path) {
   if (window_ && window_->eventSource() && window_->eventSource() != replay_.get()) {
     window_->eventSource()->stop();  // one producer per store
     window_->setEventSource(nullptr);
   }
+  shown_trained_ops_ = nullptr;  // points into the index open() replaces
   TS_RETURN_IF_ERROR(replay_->open(path));
   if (window_) {
     showModelOf(path);
     window_->setEventSource(replay_.get());
+    shown_trained_ops_ = nullptr;  // the graph was just set, with the default trainability
+    showTrainabilityAtCursor();
     dock_->show();
   }
   if (replay_->skips().any()) {

@@ -15,7 +15,8 @@
 //
 // Replay: openTrace() stops the current source, replays the trace into the shared store through
 // a ReplayEventSource that becomes the window's source, and shows the model: the recent file whose
-// hash matches the trace's, else the operators the trace announced.
+// hash matches the trace's, else the operators the trace announced. The layers panel and the
+// graph show the trainability the trace announced for the replay's position, as it was there.
 //
 //   ReplayController replay(store);
 //   replay.install(&window);
@@ -27,9 +28,11 @@
 #include <QString>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 
 #include "engine/core/status.h"
+#include "engine/plan/trainability.h"
 #include "ui/session/trace_store.h"
 
 class QAction;
@@ -83,6 +86,8 @@ class ReplayController : public QObject {
   void chooseAndCompare();
   // Shows the model the trace was recorded with; false when none could be found.
   bool showModelOf(const QString& trace_path);
+  // Shows the trainability the trace announced for the replay's position (when it changed).
+  void showTrainabilityAtCursor();
   // GUI thread: tells the user, through the store's messages, why a recording ended.
   void reportRecordingStopped(const QString& text);
 
@@ -98,6 +103,7 @@ class ReplayController : public QObject {
   QString recording_dir_;
   uint64_t max_bytes_override_ = 0;
   bool recording_enabled_ = true;
+  const std::map<uint16_t, TrainRank>* shown_trained_ops_ = nullptr;  // in replay_'s index
 };
 
 }  // namespace trainscope

@@ -5,6 +5,7 @@
 #include <QStringList>
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 
 #include "serial/protocol/message_router.h"
@@ -44,6 +45,19 @@ class IndexLinkHandler final : public wire::LinkHandler {
     for (uint32_t i = 0; i < announce.entry_count && i < wire::kMaxOpsPerAnnounce; ++i) {
       const uint64_t op = uint64_t{announce.first_op} + i;
       if (op < index_->ops.size()) index_->ops[op] = announce.ops[i];
+    }
+    // The frames of one announcement arrive with no event between them: the set at a position
+    // is the one its last frame completes.
+    TraceIndex::TrainedSet set;
+    set.position = collector_->size();
+    for (size_t k = 0; k < index_->ops.size(); ++k) {
+      if (index_->ops[k].trainable) set.ops[static_cast<uint16_t>(k)] = index_->ops[k].rank;
+    }
+    auto& sets = index_->trained_sets;
+    if (!sets.empty() && sets.back().position == set.position) {
+      sets.back() = std::move(set);
+    } else {
+      sets.push_back(std::move(set));
     }
   }
   void OnInternName(const wire::InternNameMessage& message) override {
@@ -146,6 +160,7 @@ Status IndexTraceBytes(const uint8_t* data, size_t size, const QString& name, Tr
     for (auto* positions : {&out->backward_ends, &out->sample_ends, &out->optimizer_steps}) {
       for (size_t& position : *positions) ++position;
     }
+    for (TraceIndex::TrainedSet& set : out->trained_sets) ++set.position;
   }
   AppendEvents(decoded, 0, decoded.order.size(), &out->events);
   return Status::Ok();
@@ -209,6 +224,15 @@ void AppendEvents(const EventBatch& all, size_t begin, size_t end, EventBatch* t
         break;
     }
   }
+}
+
+const std::map<uint16_t, TrainRank>* TrainedOpsAt(const TraceIndex& index, size_t cursor) {
+  const auto& sets = index.trained_sets;
+  if (sets.empty()) return nullptr;
+  const auto after = std::upper_bound(
+      sets.begin(), sets.end(), cursor,
+      [](size_t position, const TraceIndex::TrainedSet& set) { return position < set.position; });
+  return after == sets.begin() ? &sets.front().ops : &std::prev(after)->ops;
 }
 
 Graph GraphFromAnnouncement(const TraceIndex& index) {

@@ -5,7 +5,8 @@
 // session in arrival order exactly as a device source would have stored it (LOG frames become
 // status messages). The boundaries a debugger stops at are indexed as positions in
 // `events.order`: the position just after each BACKWARD_STEP end, SAMPLE end and OPTIMIZER_STEP,
-// so seeking is a binary search plus one SliceEvents().
+// so seeking is a binary search plus one SliceEvents(). Each announced trained set is kept with
+// its position too (TrainedOpsAt), so a seek also knows the trainability in force.
 //
 // Damage is never fatal: bad frames, sequence gaps, undecodable payloads and a torn last frame
 // (a killed recorder) are skipped and counted in `skips`; only a missing or unreadable header
@@ -58,6 +59,13 @@ struct TraceIndex {
   std::vector<wire::OpSummary> ops;  // as announced, by op index
   std::map<uint32_t, std::string> tensor_names;
   std::map<uint32_t, std::string> op_names;
+  // Every trained set announced (op index -> rank), with the position in events.order from which
+  // it holds: a recording announces again where a trainability change took effect.
+  struct TrainedSet {
+    size_t position = 0;
+    std::map<uint16_t, TrainRank> ops;
+  };
+  std::vector<TrainedSet> trained_sets;
   ReplaySkips skips;
 
   size_t eventCount() const { return events.order.size(); }
@@ -68,6 +76,10 @@ struct TraceIndex {
 Status IndexTrace(const QString& path, TraceIndex* out);
 // The same from bytes already in memory (header included); `name` appears in messages.
 Status IndexTraceBytes(const uint8_t* data, size_t size, const QString& name, TraceIndex* out);
+
+// The trained set in force once `cursor` events are replayed: the last one announced at or
+// before the cursor, the first when the cursor precedes them all, null when none was announced.
+const std::map<uint16_t, TrainRank>* TrainedOpsAt(const TraceIndex& index, size_t cursor);
 
 // Events [begin, end) of `all` in their order, as a batch of their own.
 EventBatch SliceEvents(const EventBatch& all, size_t begin, size_t end);

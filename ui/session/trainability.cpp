@@ -28,6 +28,41 @@ size_t TrainedWeightCount(const Tensor& weights, TrainRank rank) {
 
 }  // namespace
 
+TrainabilityConfig TrainabilityFromTrainedOps(const Subgraph& subgraph,
+                                              const std::map<uint16_t, TrainRank>& trained) {
+  const size_t op_count = subgraph.operators.size();
+  TrainabilityConfig last_n;
+  if (trained.empty()) {
+    // Nothing trains: only "last 1" over an op without weights says so.
+    if (op_count > 0 && !HasTrainableWeights(subgraph.operators.back().opcode)) {
+      last_n.num_train_layers = 1;
+    }
+    return last_n;
+  }
+  if (trained.rbegin()->first < op_count) {
+    // A per-op list may name ops without weights (onert-micro gives them "gradients" of
+    // nothing); only the ops with weights decide what trains.
+    auto with_weights = [&subgraph](const std::map<uint16_t, TrainRank>& ops) {
+      std::map<uint16_t, TrainRank> kept;
+      for (const auto& [op, rank] : ops) {
+        if (HasTrainableWeights(subgraph.operators[op].opcode)) kept[op] = rank;
+      }
+      return kept;
+    };
+    const size_t n = op_count - trained.begin()->first;
+    last_n.num_train_layers = n == op_count ? 0 : static_cast<uint32_t>(n);
+    const std::vector<OpTrainability> ops = ResolveTrainability(subgraph, last_n);
+    std::map<uint16_t, TrainRank> would_train;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].has_parameter_gradients) would_train[static_cast<uint16_t>(k)] = ops[k].rank;
+    }
+    if (with_weights(would_train) == with_weights(trained)) return last_n;
+  }
+  TrainabilityConfig listed;
+  listed.op_ranks = trained;
+  return listed;
+}
+
 uint32_t BackwardLayerCount(const Subgraph& subgraph, const TrainabilityConfig& config) {
   return SelectBackwardRange(subgraph, config).num_train_layers;
 }

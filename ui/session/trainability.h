@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "engine/model/graph.h"
@@ -30,6 +31,15 @@ std::vector<OpTrainability> ResolveTrainability(const Subgraph& subgraph,
 
 // Number of backward steps (onert-micro's num_train_layers).
 uint32_t BackwardLayerCount(const Subgraph& subgraph, const TrainabilityConfig& config);
+
+// A configuration that trains exactly the weights of `trained` (op index -> rank, the ops whose
+// parameters get gradients, as a board or a recording announces them), in the form a user would
+// have written: "last N layers" when the smallest such N trains the same weights (0 when N is
+// every operator), else the announced per-op list. An announcement does not say how far the backward pass ran
+// below the lowest trained op, so a "last N" that reached further through ops without weights
+// comes back as the smallest N: the same weights train.
+TrainabilityConfig TrainabilityFromTrainedOps(const Subgraph& subgraph,
+                                              const std::map<uint16_t, TrainRank>& trained);
 
 // Elements of the constant FLOAT32 inputs of one operator (its parameters).
 size_t OperatorParameterCount(const Subgraph& subgraph, size_t op_index);

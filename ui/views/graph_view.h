@@ -70,6 +70,7 @@ class GraphView : public QWidget {
   void setStore(std::shared_ptr<TraceStore> store);
   // The trainability the source runs with (colours, backward range, frozen prefix).
   void setTrainability(const TrainabilityConfig& config);
+  const TrainabilityConfig& trainability() const { return config_; }
   // Ops with a breakpoint before their backward step carry a red dot.
   void setBreakpointOps(const std::set<uint32_t>& ops);
 

@@ -31,6 +31,7 @@
 #include <memory>
 
 #include "engine/model/graph.h"
+#include "engine/plan/trainability.h"
 #include "ui/session/event_source.h"
 #include "ui/session/trace_store.h"
 
@@ -62,6 +63,11 @@ class MainWindow : public QMainWindow {
 
   void setStore(std::shared_ptr<TraceStore> store);
   void setGraph(const Graph& graph, const QString& path);
+  const Graph& graph() const { return graph_; }
+  // The trainability the source runs with, as the source knows it (a train-config file, a
+  // board's or a recording's announcement): shown in the layers panel and the graph, not sent
+  // back to the source. A configuration that does not fit the graph is ignored.
+  void showSourceTrainability(const TrainabilityConfig& config);
   // Not owned; may be null. Commands and trainability go to it; its state drives the actions.
   void setEventSource(EventSource* source);
   EventSource* eventSource() const { return source_; }

@@ -67,6 +67,12 @@ void MainWindow::setGraph(const Graph& graph, const QString& path) {
   setWindowTitle(tr("%1 — TrainScope").arg(name));
 }
 
+void MainWindow::showSourceTrainability(const TrainabilityConfig& config) {
+  if (graph_.subgraphs.empty() || !ValidateTrainabilityConfig(graph_.main(), config).ok()) return;
+  layers_panel_->setAppliedTrainability(config);
+  graph_view_->setTrainability(config);
+}
+
 void MainWindow::setEventSource(EventSource* source) {
   if (source_) disconnect(source_, nullptr, this, nullptr);
   source_ = source;

@@ -5,7 +5,8 @@
 // any existing implementation of that CRC (for example a hardware CRC unit set up the same way).
 //
 // Chaining: Crc32(b, nb, Crc32(a, na)) == Crc32(a followed by b), like zlib's crc32().
-// The table lives in read-only memory (1 KiB); nothing is allocated.
+// The tables live in read-only memory (1 KiB on 32-bit targets, 8 KiB on 64-bit hosts, which fold
+// eight bytes at a time); nothing is allocated.
 #pragma once
 
 #include <cstddef>

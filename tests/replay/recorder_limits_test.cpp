@@ -18,6 +18,7 @@
 #include "tests/replay/recording_fixture.h"
 #include "ui/replay/replay_controller.h"
 #include "ui/replay/replay_event_source.h"
+#include "ui/replay/trace_event_reader.h"
 #include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
 
@@ -33,34 +34,6 @@ QTemporaryDir& SettingsDir() {
     return made;
   }();
   return *dir;
-}
-
-// One optimizer step of a 6-op model as the engine publishes it: a sample running backward through
-// every op, gradient stats of the trainable ops, its loss, then the step.
-EventBatch StepBatch(uint32_t step) {
-  EventBatch batch;
-  batch.add(SampleEvent{0, step, 0, true});
-  for (uint32_t i = 0; i < 6; ++i) {
-    BackwardStepEvent event;
-    event.step = i;
-    event.op_index = 5 - i;
-    event.trainable = true;
-    batch.add(event);
-    event.begin = false;
-    event.duration_ns = 1000u + i;
-    batch.add(event);
-  }
-  for (uint32_t op = 0; op < 6; ++op) {
-    GradientStatsEvent stats;
-    stats.optimizer_step = step;
-    stats.op_index = op;
-    stats.l2 = 0.5f + static_cast<float>(op);
-    batch.add(stats);
-  }
-  batch.add(SampleEvent{0, step, 0, false});
-  batch.add(LossEvent{step, 0, 2.0f / static_cast<float>(step + 1)});
-  batch.add(OptimizerStepEvent{0, step, 1});
-  return batch;
 }
 
 class RecorderLimitsTest : public ::testing::Test {
@@ -95,7 +68,7 @@ TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChange
   TrainabilityConfig last_one;
   last_one.num_train_layers = 1;
   recorder->trainabilityApplied(last_one);  // before the file exists: the opening announcement
-  recorder->record(StepBatch(1));
+  recorder->record(testing::StepBatch(1));
   TraceIndex first;
   ASSERT_TRUE(IndexTrace(path_, &first).ok());
   expect_announced(first, last_one);
@@ -108,7 +81,7 @@ TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChange
   ASSERT_TRUE(IndexTrace(path_, &changed).ok());
   expect_announced(changed, everything);
   EXPECT_EQ(changed.optimizer_steps.size(), 1u) << "before the next batch";
-  recorder->record(StepBatch(2));
+  recorder->record(testing::StepBatch(2));
   TraceIndex second;
   ASSERT_TRUE(IndexTrace(path_, &second).ok());
   expect_announced(second, everything);
@@ -126,9 +99,9 @@ TEST_F(RecorderLimitsTest, ReplayShowsTheTrainabilityInForceAtItsPosition) {
   TrainabilityConfig upper_half;
   upper_half.op_ranks[0] = TrainRank::kUpperHalf;
   recorder->trainabilityApplied(only_bias);
-  for (uint32_t step = 0; step < 3; ++step) recorder->record(StepBatch(step));
+  for (uint32_t step = 0; step < 3; ++step) recorder->record(testing::StepBatch(step));
   recorder->trainabilityApplied(upper_half);
-  for (uint32_t step = 3; step < 5; ++step) recorder->record(StepBatch(step));
+  for (uint32_t step = 3; step < 5; ++step) recorder->record(testing::StepBatch(step));
   recorder->close();
 
   TraceIndex index;
@@ -160,7 +133,7 @@ TEST_F(RecorderLimitsTest, ReplayShowsTheTrainabilityInForceAtItsPosition) {
 TEST_F(RecorderLimitsTest, RecordedBatchIsInTheFileBeforeClose) {
   auto recorder = MakeRecorder();
   for (uint32_t step = 0; step < 3; ++step) {
-    const EventBatch batch = StepBatch(step);
+    const EventBatch batch = testing::StepBatch(step);
     recorder->record(batch);
     // No close(): what a killed app would leave behind.
     TraceIndex index;
@@ -168,11 +141,12 @@ TEST_F(RecorderLimitsTest, RecordedBatchIsInTheFileBeforeClose) {
     EXPECT_FALSE(index.skips.any()) << index.skips.describe().toStdString();
     EXPECT_TRUE(index.announced);
     ASSERT_EQ(index.optimizer_steps.size(), step + 1);
-    ASSERT_EQ(index.events.optimizer_steps.back().optimizer_step, step);
+    const EventBatch events = ReadTraceEvents(index, 0, index.eventCount());
+    ASSERT_EQ(events.optimizer_steps.back().optimizer_step, step);
     // Every event of the batch, in order, ends the file.
     ASSERT_GE(index.eventCount(), batch.order.size());
     const EventBatch tail =
-        SliceEvents(index.events, index.eventCount() - batch.order.size(), index.eventCount());
+        SliceEvents(events, index.eventCount() - batch.order.size(), index.eventCount());
     ASSERT_EQ(tail.backward_steps.size(), batch.backward_steps.size());
     for (size_t i = 0; i < tail.backward_steps.size(); ++i) {
       EXPECT_EQ(tail.backward_steps[i].op_index, batch.backward_steps[i].op_index);
@@ -193,7 +167,7 @@ TEST_F(RecorderLimitsTest, BatchOfManyFramesIsOneAppend) {
   auto recorder = MakeRecorder();
   EventBatch big;
   for (uint32_t step = 0; step < 100; ++step) {
-    const EventBatch one = StepBatch(step);
+    const EventBatch one = testing::StepBatch(step);
     AppendEvents(one, 0, one.order.size(), &big);
   }
   recorder->record(big);
@@ -222,14 +196,14 @@ TEST_F(RecorderLimitsTest, CapEndsTheRecordingOnAWholeBatchAndSaysWhere) {
   });
   uint32_t written = 0;  // batches recorded before the cap
   for (uint32_t step = 0; step < 5000 && !recorder->capped(); ++step) {
-    recorder->record(StepBatch(step));
+    recorder->record(testing::StepBatch(step));
     if (!recorder->capped()) written = step + 1;
   }
   ASSERT_TRUE(recorder->capped());
   ASSERT_GT(written, 10u) << "64 KiB holds more than a few steps";
   const int64_t size_at_cap = QFileInfo(path_).size();
   EXPECT_LE(static_cast<uint64_t>(size_at_cap), kCap);
-  recorder->record(StepBatch(written + 1));
+  recorder->record(testing::StepBatch(written + 1));
   EXPECT_EQ(QFileInfo(path_).size(), size_at_cap) << "nothing is written after the cap";
   EXPECT_EQ(stops.load(), 1);
   EXPECT_TRUE(stop_was_cap);
@@ -247,7 +221,7 @@ TEST_F(RecorderLimitsTest, CapEndsTheRecordingOnAWholeBatchAndSaysWhere) {
   ASSERT_EQ(index.optimizer_steps.size(), written);
   // Whole batches: the file ends exactly on the last recorded step's OPTIMIZER_STEP.
   EXPECT_EQ(index.optimizer_steps.back(), index.eventCount());
-  EXPECT_EQ(index.events.losses.size(), written);
+  EXPECT_EQ(ReadTraceEvents(index, 0, index.eventCount()).losses.size(), written);
   EXPECT_EQ(index.backward_ends.size(), 6u * written);
 }
 
@@ -260,8 +234,8 @@ TEST_F(RecorderLimitsTest, FailedWriteEndsTheRecordingOnceWithoutCap) {
     ++stops;
     EXPECT_FALSE(capped);
   });
-  recorder->record(StepBatch(0));
-  recorder->record(StepBatch(1));
+  recorder->record(testing::StepBatch(0));
+  recorder->record(testing::StepBatch(1));
   EXPECT_EQ(stops, 1);
   EXPECT_FALSE(recorder->capped());
   EXPECT_EQ(recorder->status().code(), StatusCode::kIoError);

@@ -54,6 +54,34 @@ struct RecordedRun {
   uint64_t model_hash = 0;
 };
 
+// One optimizer step of a 6-op model as the engine publishes it: a sample running backward through
+// every op, gradient stats of the trainable ops, its loss, then the step.
+inline EventBatch StepBatch(uint32_t step) {
+  EventBatch batch;
+  batch.add(SampleEvent{0, step, 0, true});
+  for (uint32_t i = 0; i < 6; ++i) {
+    BackwardStepEvent event;
+    event.step = i;
+    event.op_index = 5 - i;
+    event.trainable = true;
+    batch.add(event);
+    event.begin = false;
+    event.duration_ns = 1000u + i;
+    batch.add(event);
+  }
+  for (uint32_t op = 0; op < 6; ++op) {
+    GradientStatsEvent stats;
+    stats.optimizer_step = step;
+    stats.op_index = op;
+    stats.l2 = 0.5f + static_cast<float>(op);
+    batch.add(stats);
+  }
+  batch.add(SampleEvent{0, step, 0, false});
+  batch.add(LossEvent{step, 0, 2.0f / static_cast<float>(step + 1)});
+  batch.add(OptimizerStepEvent{0, step, 1});
+  return batch;
+}
+
 // Trains `epochs` epochs over 6 samples (batch 2) with the trainability given, to the end.
 inline RecordedRun RecordConvNetRun(const QString& dir, const QString& name,
                                     TrainabilityConfig trainability = TrainabilityConfig(),

@@ -81,13 +81,15 @@ TEST_F(ReplayTest, RecordingWritesTheWireStreamOfTheWholeRun) {
   EXPECT_EQ(index.backward_ends.size(), CountBackwardEnds(run_->published));
   EXPECT_EQ(index.sample_ends.size(), 12u);
   EXPECT_EQ(index.optimizer_steps.size(), 6u);
-  ASSERT_EQ(index.events.losses.size(), run_->published.losses.size());
-  for (size_t i = 0; i < index.events.losses.size(); ++i) {
-    EXPECT_EQ(index.events.losses[i].value, run_->published.losses[i].value) << "loss " << i;
+  const EventBatch events = ReadTraceEvents(index, 0, index.eventCount());
+  ASSERT_EQ(events.size(), index.eventCount());
+  ASSERT_EQ(events.losses.size(), run_->published.losses.size());
+  for (size_t i = 0; i < events.losses.size(); ++i) {
+    EXPECT_EQ(events.losses[i].value, run_->published.losses[i].value) << "loss " << i;
   }
-  ASSERT_EQ(index.events.backward_steps.size(), run_->published.backward_steps.size());
-  for (size_t i = 0; i < index.events.backward_steps.size(); ++i) {
-    const BackwardStepEvent& a = index.events.backward_steps[i];
+  ASSERT_EQ(events.backward_steps.size(), run_->published.backward_steps.size());
+  for (size_t i = 0; i < events.backward_steps.size(); ++i) {
+    const BackwardStepEvent& a = events.backward_steps[i];
     const BackwardStepEvent& b = run_->published.backward_steps[i];
     EXPECT_TRUE(a.step == b.step && a.op_index == b.op_index && a.begin == b.begin &&
                 a.trainable == b.trainable && a.rank == b.rank)
@@ -165,6 +167,7 @@ TEST_F(ReplayTest, TruncatedTraceReplaysItsGoodPrefixAndReportsTheTornFrame) {
   const QByteArray bytes = file.readAll();
   TraceIndex full;
   ASSERT_TRUE(IndexTrace(run_->path, &full).ok());
+  const EventBatch full_events = ReadTraceEvents(full, 0, full.eventCount());
   std::mt19937 rng(1234);
   std::uniform_int_distribution<int> cut_at(static_cast<int>(kTraceHeaderBytes) + 200,
                                             static_cast<int>(bytes.size()) - 2);
@@ -183,12 +186,14 @@ TEST_F(ReplayTest, TruncatedTraceReplaysItsGoodPrefixAndReportsTheTornFrame) {
     // the warning about the torn frame when there is one).
     const size_t offset = expected_torn > 0 ? 1 : 0;
     ASSERT_LE(index.eventCount() - offset, full.eventCount());
+    const EventBatch events = ReadTraceEvents(index, 0, index.eventCount());
+    ASSERT_EQ(events.size(), index.eventCount());
     for (size_t i = offset; i < index.eventCount(); ++i) {
-      ASSERT_EQ(index.events.order[i].kind, full.events.order[i - offset].kind) << i;
+      ASSERT_EQ(events.order[i].kind, full_events.order[i - offset].kind) << i;
     }
     if (expected_torn > 0) {
-      ASSERT_FALSE(index.events.messages.empty());
-      EXPECT_TRUE(index.events.messages.front().text.contains(QStringLiteral("torn frame")));
+      ASSERT_FALSE(events.messages.empty());
+      EXPECT_TRUE(events.messages.front().text.contains(QStringLiteral("torn frame")));
     }
   }
 }
@@ -211,7 +216,9 @@ TEST_F(ReplayTest, CorruptedFrameIsSkippedAndTheRestStillReplays) {
   // event is the warning.
   EXPECT_GE(index.eventCount() - 1 + 2, full.eventCount());
   EXPECT_LE(index.eventCount() - 1, full.eventCount());
-  EXPECT_EQ(index.events.messages.front().level, MessageLevel::kWarning);
+  const EventBatch events = ReadTraceEvents(index, 0, 1);
+  ASSERT_EQ(events.messages.size(), 1u);
+  EXPECT_EQ(events.messages.front().level, MessageLevel::kWarning);
 }
 
 TEST_F(ReplayTest, NotATraceIsRefusedAndKeepsThePreviousTrace) {

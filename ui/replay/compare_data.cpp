@@ -5,8 +5,13 @@
 #include <map>
 #include <utility>
 
+#include "ui/replay/trace_event_reader.h"
+
 namespace trainscope {
 namespace {
+
+// Events decoded and folded at a time when a whole trace goes into a store.
+constexpr size_t kCompareSlice = size_t{1} << 16;
 
 std::vector<XY> MemoryCurve(const TraceSnapshot& snapshot) {
   std::vector<XY> curve;
@@ -82,7 +87,11 @@ Status LoadTraceSnapshot(const QString& path, std::shared_ptr<const TraceSnapsho
   TraceIndex index;
   TS_RETURN_IF_ERROR(IndexTrace(path, &index));
   TraceStore store;
-  store.append(index.events);
+  TraceEventReader reader(index);
+  for (EventBatch slice = reader.Read(kCompareSlice); !slice.order.empty();
+       slice = reader.Read(kCompareSlice)) {
+    store.append(slice);
+  }
   *out = store.snapshot();
   if (skips) *skips = index.skips;
   return Status::Ok();

@@ -22,7 +22,9 @@ Status ReplayEventSource::open(const QString& path) {
   auto index = std::make_unique<TraceIndex>();
   TS_RETURN_IF_ERROR(IndexTrace(path, index.get()));
   timer_->stop();
+  reader_.reset();
   index_ = std::move(index);
+  reader_ = std::make_unique<TraceEventReader>(*index_);
   cursor_ = 0;
   store()->clear();
   setState(State::kStopped);
@@ -65,12 +67,18 @@ void ReplayEventSource::moveTo(size_t target) {
   if (target == cursor_) return;
   if (target < cursor_) {
     store()->clear();
-    publish(SliceEvents(index_->events, 0, target));
+    reader_->Seek(0);
+    cursor_ = 0;
     if (target == 0) Q_EMIT dataReady();  // an empty prefix publishes nothing
-  } else {
-    publish(SliceEvents(index_->events, cursor_, target));
   }
-  cursor_ = target;
+  // In slices, so that a long prefix never sits decoded in memory all at once.
+  constexpr size_t kSlice = size_t{1} << 16;
+  while (cursor_ < target) {
+    const EventBatch slice = reader_->Read(std::min(kSlice, target - cursor_));
+    if (slice.order.empty()) break;
+    cursor_ += slice.order.size();
+    publish(slice);
+  }
   Q_EMIT positionChanged();
 }
 

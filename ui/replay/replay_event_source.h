@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // ReplayEventSource: a recorded trace as an EventSource. open() indexes the whole file once
-// (TraceIndex); the source then feeds its TraceStore from that index on the GUI thread: start()
-// plays at speed() x kBaseStepsPerSecond backward steps per second, the step commands advance to
-// the next backward-step end, sample end or optimizer step and pause there, and
+// (TraceIndex); the source then feeds its TraceStore on the GUI thread with events a
+// TraceEventReader decodes from the file as they are needed, so it holds the index, not the events.
+// start() plays at speed() x kBaseStepsPerSecond backward steps per second, the step commands
+// advance to the next backward-step end, sample end or optimizer step and pause there, and
 // seekToBackwardStep(n) rebuilds the store as it was right after the n-th backward step ended
-// (clear + the prefix), so scrubbing backwards is as cheap as forwards.
+// (clear + the prefix, decoded again in slices): going back costs as much as coming from the
+// start.
 //
 // A damaged trace replays what is good: skips() tells what was left out, and the store gets a
 // warning message first. Trainability cannot change in a recording; asking reports an error.
@@ -23,6 +25,7 @@
 #include <memory>
 
 #include "engine/core/status.h"
+#include "ui/replay/trace_event_reader.h"
 #include "ui/replay/trace_index.h"
 #include "ui/session/event_source.h"
 
@@ -84,6 +87,7 @@ class ReplayEventSource : public EventSource {
   void stepTo(size_t target);
 
   std::unique_ptr<TraceIndex> index_;
+  std::unique_ptr<TraceEventReader> reader_;  // of index_, at cursor_
   size_t cursor_ = 0;
   double speed_ = 1.0;
   double step_budget_ = 0.0;

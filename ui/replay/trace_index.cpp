@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/replay/trace_index.h"
 
-#include <QFile>
 #include <QStringList>
 
 #include <algorithm>
@@ -10,27 +9,29 @@
 
 #include "serial/protocol/message_router.h"
 #include "serial/protocol/stream_decoder.h"
+#include "ui/replay/trace_event_reader.h"
 #include "ui/session/event_collector.h"
 
 namespace trainscope {
 namespace {
 
-MessageLevel ToMessageLevel(wire::LogLevel level) {
-  switch (level) {
-    case wire::LogLevel::kWarning:
-      return MessageLevel::kWarning;
-    case wire::LogLevel::kError:
-      return MessageLevel::kError;
-    default:
-      return MessageLevel::kInfo;
+// Counts events as an EventCollector stores them, handing them off every few thousand so that
+// the index keeps none.
+struct EventCounter {
+  EventCollector collector;
+  size_t handed_off = 0;
+  size_t position() const { return handed_off + collector.size(); }
+  void HandOff() {
+    handed_off += collector.size();
+    collector.take();
   }
-}
+};
 
 // Link messages that matter to a replay: the announcement, names and logs.
-class IndexLinkHandler final : public wire::LinkHandler {
+class IndexLinkHandler final : public LogsToMessages {
  public:
-  IndexLinkHandler(TraceIndex* index, EventCollector* collector)
-      : index_(index), collector_(collector) {}
+  IndexLinkHandler(TraceIndex* index, EventCounter* counter)
+      : LogsToMessages(&counter->collector), index_(index), counter_(counter) {}
 
   void OnHello(const wire::HelloMessage& hello) override {
     index_->agent_name = QString::fromUtf8(hello.agent_name.c_str());
@@ -49,7 +50,7 @@ class IndexLinkHandler final : public wire::LinkHandler {
     // The frames of one announcement arrive with no event between them: the set at a position
     // is the one its last frame completes.
     TraceIndex::TrainedSet set;
-    set.position = collector_->size();
+    set.position = counter_->position();
     for (size_t k = 0; k < index_->ops.size(); ++k) {
       if (index_->ops[k].trainable) set.ops[static_cast<uint16_t>(k)] = index_->ops[k].rank;
     }
@@ -65,32 +66,29 @@ class IndexLinkHandler final : public wire::LinkHandler {
         message.kind == wire::NameKind::kOperator ? index_->op_names : index_->tensor_names;
     names[message.id] = message.name.c_str();
   }
-  void OnLog(const wire::LogMessage& log) override {
-    collector_->addMessage(ToMessageLevel(log.level), QString::fromUtf8(log.text.c_str()));
-  }
 
  private:
   TraceIndex* index_;
-  EventCollector* collector_;
+  EventCounter* counter_;
 };
 
-// Remembers where the boundaries are while the router fills the collector.
+// Remembers where the boundaries are while the router counts the events.
 class BoundaryTracker final : public TrainingObserver {
  public:
-  BoundaryTracker(EventCollector* collector, TraceIndex* index)
-      : collector_(collector), index_(index) {}
+  BoundaryTracker(EventCounter* counter, TraceIndex* index)
+      : collector_(&counter->collector), counter_(counter), index_(index) {}
 
   void OnSample(const SampleEvent& e) override {
     collector_->OnSample(e);
-    if (!e.begin) index_->sample_ends.push_back(collector_->size());
+    if (!e.begin) index_->sample_ends.push_back(counter_->position());
   }
   void OnOptimizerStep(const OptimizerStepEvent& e) override {
     collector_->OnOptimizerStep(e);
-    index_->optimizer_steps.push_back(collector_->size());
+    index_->optimizer_steps.push_back(counter_->position());
   }
   void OnBackwardStep(const BackwardStepEvent& e) override {
     collector_->OnBackwardStep(e);
-    if (!e.begin) index_->backward_ends.push_back(collector_->size());
+    if (!e.begin) index_->backward_ends.push_back(counter_->position());
   }
   void OnForwardOp(const ForwardOpEvent& e) override { collector_->OnForwardOp(e); }
   void OnMemory(const MemoryEvent& e) override { collector_->OnMemory(e); }
@@ -102,8 +100,63 @@ class BoundaryTracker final : public TrainingObserver {
 
  private:
   EventCollector* collector_;
+  EventCounter* counter_;
   TraceIndex* index_;
 };
+
+Status IndexBytes(std::shared_ptr<const TraceBytes> bytes, const QString& name, TraceIndex* out) {
+  *out = TraceIndex();
+  out->path = name;
+  const uint8_t* data = bytes->data();
+  const size_t size = bytes->size();
+  TS_RETURN_IF_ERROR(ParseTraceHeader(data, size, name.toStdString(), &out->header));
+  const size_t start = std::min<size_t>(out->header.header_bytes, size);
+
+  EventCounter counter;
+  BoundaryTracker tracker(&counter, out);
+  IndexLinkHandler link(out, &counter);
+  wire::MessageRouter router(&tracker, &link);
+  auto decoder = std::make_unique<wire::StreamDecoder>();
+  size_t offset = start;
+  size_t next_resume = 0;
+  for (;;) {
+    if (counter.position() >= next_resume) {
+      out->resume_points.push_back({counter.position(), offset});
+      next_resume = counter.position() + kTraceResumeEvery;
+    }
+    const size_t end = TraceFrameEnd(data, size, offset);
+    if (end == 0) {
+      decoder->Push(data + offset, size - offset, &router);  // a torn tail stays pending
+      break;
+    }
+    decoder->Push(data + offset, end - offset, &router);
+    offset = end;
+    if (counter.collector.size() >= kTraceResumeEvery) counter.HandOff();
+  }
+  out->event_count = counter.position();
+  out->bytes = std::move(bytes);
+
+  const wire::LinkCounters& counters = decoder->counters();
+  out->skips.frames_bad = counters.frames_bad;
+  out->skips.frames_dropped = counters.frames_dropped;
+  out->skips.unknown_types = counters.unknown_types;
+  out->skips.malformed_payloads = router.malformed_payloads();
+  out->skips.torn_tail_bytes = decoder->pending_bytes();
+  if (out->skips.any()) {
+    // First, so the user reads it as soon as the replay starts; every position moves along.
+    out->has_skip_warning = true;
+    out->skip_warning =
+        StatusMessage{MessageLevel::kWarning,
+                      QStringLiteral("replay of %1: %2").arg(name, out->skips.describe())};
+    ++out->event_count;
+    for (auto* positions : {&out->backward_ends, &out->sample_ends, &out->optimizer_steps}) {
+      for (size_t& position : *positions) ++position;
+    }
+    for (TraceIndex::TrainedSet& set : out->trained_sets) ++set.position;
+    for (TraceIndex::ResumePoint& point : out->resume_points) ++point.position;
+  }
+  return Status::Ok();
+}
 
 template <typename T>
 void CopyEvent(const std::vector<T>& from, uint32_t index, EventBatch* to) {
@@ -133,48 +186,13 @@ QString ReplaySkips::describe() const {
 }
 
 Status IndexTraceBytes(const uint8_t* data, size_t size, const QString& name, TraceIndex* out) {
-  *out = TraceIndex();
-  out->path = name;
-  TS_RETURN_IF_ERROR(ParseTraceHeader(data, size, name.toStdString(), &out->header));
-  const size_t start = std::min<size_t>(out->header.header_bytes, size);
-
-  EventCollector collector;
-  BoundaryTracker tracker(&collector, out);
-  IndexLinkHandler link(out, &collector);
-  wire::MessageRouter router(&tracker, &link);
-  auto decoder = std::make_unique<wire::StreamDecoder>();
-  decoder->Push(data + start, size - start, &router);
-
-  const wire::LinkCounters& counters = decoder->counters();
-  out->skips.frames_bad = counters.frames_bad;
-  out->skips.frames_dropped = counters.frames_dropped;
-  out->skips.unknown_types = counters.unknown_types;
-  out->skips.malformed_payloads = router.malformed_payloads();
-  out->skips.torn_tail_bytes = decoder->pending_bytes();
-  const EventBatch decoded = collector.take();
-  if (out->skips.any()) {
-    // First, so the user reads it as soon as the replay starts; the boundaries move along.
-    out->events.add(
-        StatusMessage{MessageLevel::kWarning,
-                      QStringLiteral("replay of %1: %2").arg(name, out->skips.describe())});
-    for (auto* positions : {&out->backward_ends, &out->sample_ends, &out->optimizer_steps}) {
-      for (size_t& position : *positions) ++position;
-    }
-    for (TraceIndex::TrainedSet& set : out->trained_sets) ++set.position;
-  }
-  AppendEvents(decoded, 0, decoded.order.size(), &out->events);
-  return Status::Ok();
+  return IndexBytes(TraceBytes::Copy(data, size), name, out);
 }
 
 Status IndexTrace(const QString& path, TraceIndex* out) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    return Status::Error(StatusCode::kIoError, "%s: cannot open: %s", qPrintable(path),
-                         qPrintable(file.errorString()));
-  }
-  const QByteArray bytes = file.readAll();
-  return IndexTraceBytes(reinterpret_cast<const uint8_t*>(bytes.constData()),
-                         static_cast<size_t>(bytes.size()), path, out);
+  std::shared_ptr<const TraceBytes> bytes;
+  TS_RETURN_IF_ERROR(TraceBytes::Map(path, &bytes));
+  return IndexBytes(std::move(bytes), path, out);
 }
 
 EventBatch SliceEvents(const EventBatch& all, size_t begin, size_t end) {

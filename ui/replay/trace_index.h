@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// TraceIndex: a trace file read once into memory and indexed for replay. Every frame goes through
-// the live link's decoder and wire::MessageRouter into an EventCollector, so `events` holds the
-// session in arrival order exactly as a device source would have stored it (LOG frames become
-// status messages). The boundaries a debugger stops at are indexed as positions in
-// `events.order`: the position just after each BACKWARD_STEP end, SAMPLE end and OPTIMIZER_STEP,
-// so seeking is a binary search plus one SliceEvents(). Each announced trained set is kept with
-// its position too (TrainedOpsAt), so a seek also knows the trainability in force.
+// TraceIndex: a trace file decoded once and indexed for replay, without keeping its events. Every
+// frame goes through the live link's decoder and wire::MessageRouter, so positions count events
+// exactly as a device source would have stored them (LOG frames become status messages). The
+// boundaries a debugger stops at are positions: the position just after each BACKWARD_STEP end,
+// SAMPLE end and OPTIMIZER_STEP. The events themselves stay in the file (mapped, not copied) and
+// a TraceEventReader (trace_event_reader.h) decodes them again from the nearest resume point, so an
+// open replay holds a few bytes per step. Each announced trained set is kept with its position too
+// (TrainedOpsAt), so a seek also knows the trainability in force.
 //
 // Damage is never fatal: bad frames, sequence gaps, undecodable payloads and a torn last frame
-// (a killed recorder) are skipped and counted in `skips`; only a missing or unreadable header
-// fails.
+// (a killed recorder) are skipped and counted in `skips`, and a warning saying so becomes the
+// first event; only a missing or unreadable header fails.
 //
 //   TraceIndex index;
 //   if (Status s = IndexTrace(path, &index); !s.ok()) return s;
-//   store->append(SliceEvents(index.events, 0, index.backward_ends[9]));  // after 10 steps
+//   TraceEventReader reader(index);
+//   store->append(reader.Read(index.backward_ends[9]));  // everything up to 10 steps
 #pragma once
 
 #include <QString>
@@ -22,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,10 +48,22 @@ struct ReplaySkips {
   QString describe() const;
 };
 
+class TraceBytes;
+
 struct TraceIndex {
   QString path;
   TraceHeader header;
-  EventBatch events;
+  std::shared_ptr<const TraceBytes> bytes;  // what TraceEventReader decodes the events from
+  size_t event_count = 0;                   // the skip warning included
+  bool has_skip_warning = false;            // skips.any(): event 0 is skip_warning
+  StatusMessage skip_warning;
+  // Where decoding can start over: every kTraceResumeEvery events, the position of the next
+  // event and the byte offset of the frame it comes from.
+  struct ResumePoint {
+    size_t position = 0;
+    size_t offset = 0;
+  };
+  std::vector<ResumePoint> resume_points;
   std::vector<size_t> backward_ends;    // order position after each BACKWARD_STEP end event
   std::vector<size_t> sample_ends;      // after each SAMPLE end event
   std::vector<size_t> optimizer_steps;  // after each OPTIMIZER_STEP event
@@ -68,13 +83,13 @@ struct TraceIndex {
   std::vector<TrainedSet> trained_sets;
   ReplaySkips skips;
 
-  size_t eventCount() const { return events.order.size(); }
+  size_t eventCount() const { return event_count; }
   // The model hash of the header, or of MODEL_ANNOUNCE when the header has none.
   uint64_t modelHash() const { return header.model_hash ? header.model_hash : announced_hash; }
 };
 
 Status IndexTrace(const QString& path, TraceIndex* out);
-// The same from bytes already in memory (header included); `name` appears in messages.
+// The same from bytes already in memory (header included, copied); `name` appears in messages.
 Status IndexTraceBytes(const uint8_t* data, size_t size, const QString& name, TraceIndex* out);
 
 // The trained set in force once `cursor` events are replayed: the last one announced at or

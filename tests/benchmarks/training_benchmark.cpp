@@ -74,17 +74,22 @@ enum EventChoice : int64_t {
   kAllButUpdateRatios = 3
 };
 
-void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
+// Adam, sparse cross-entropy, batch 1, every layer trained; false (the benchmark skipped) when
+// the model cannot train.
+bool InitTrainer(benchmark::State& state, Model* model, Trainer* trainer) {
   TrainingOptions options;
   options.optimizer = OptimizerKind::kAdam;
   options.loss = LossKind::kSparseCrossEntropy;
   options.beta2 = 0.999f;
+  const Status status = trainer->Init(model, options, TrainabilityConfig());
+  if (!status.ok()) state.SkipWithError(status.message());
+  return status.ok();
+}
+
+void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
   Trainer trainer;
-  Status status = trainer.Init(model, options, TrainabilityConfig());
-  if (!status.ok()) {
-    state.SkipWithError(status.message());
-    return;
-  }
+  if (!InitTrainer(state, model, &trainer)) return;
+  Status status;
   CountingObserver observer;
   const int64_t choice = state.range(0);
   if (choice == kAllButGradientStats) observer.wanted = kAllEvents & ~kEventGradientStats;
@@ -111,16 +116,9 @@ void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
 // under the same conditions, and the median of the pairs' ratios is reported (overhead_pct).
 // Every other pair starts with the observed step, so both kinds see every sample.
 void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& data) {
-  TrainingOptions options;
-  options.optimizer = OptimizerKind::kAdam;
-  options.loss = LossKind::kSparseCrossEntropy;
-  options.beta2 = 0.999f;
   Trainer trainer;
-  Status status = trainer.Init(model, options, TrainabilityConfig());
-  if (!status.ok()) {
-    state.SkipWithError(status.message());
-    return;
-  }
+  if (!InitTrainer(state, model, &trainer)) return;
+  Status status;
   CountingObserver observer;
   std::vector<double> ratios;
   double off_seconds = 0.0, on_seconds = 0.0;

@@ -46,6 +46,18 @@ wire::ModelAnnounceMessage Announce(uint64_t hash, uint32_t op_count, uint32_t f
 
 }  // namespace
 
+// A window with the device controller installed, searching the bundled demo for model files.
+struct DeviceWindow {
+  DeviceWindow() : store(std::make_shared<TraceStore>()), controller(store) {
+    window.setStore(store);
+    controller.setModelSearchPaths({QStringLiteral(TRAINSCOPE_DEMO_DIR)});
+    controller.install(&window);
+  }
+  std::shared_ptr<TraceStore> store;
+  MainWindow window;
+  DeviceSessionController controller;
+};
+
 class DevicePartsTest : public QObject {
   Q_OBJECT
 
@@ -191,12 +203,9 @@ class DevicePartsTest : public QObject {
   void theControllerAddsTheDeviceMenuAndShowsTheBoardsModelFile() {
     testing::BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0")});
     QVERIFY2(sim.started(), qPrintable(sim.error()));
-    auto store = std::make_shared<TraceStore>();
-    MainWindow window;
-    window.setStore(store);
-    DeviceSessionController controller(store);
-    controller.setModelSearchPaths({QStringLiteral(TRAINSCOPE_DEMO_DIR)});
-    controller.install(&window);
+    DeviceWindow app;
+    MainWindow& window = app.window;
+    DeviceSessionController& controller = app.controller;
     QMenu* device = nullptr;
     for (QAction* action : window.menuBar()->actions()) {
       if (action->text() == QLatin1String("&Device")) device = action->menu();
@@ -226,12 +235,9 @@ class DevicePartsTest : public QObject {
     testing::BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
                                   QStringLiteral("--train-layers"), QStringLiteral("2")});
     QVERIFY2(sim.started(), qPrintable(sim.error()));
-    auto store = std::make_shared<TraceStore>();
-    MainWindow window;
-    window.setStore(store);
-    DeviceSessionController controller(store);
-    controller.setModelSearchPaths({QStringLiteral(TRAINSCOPE_DEMO_DIR)});
-    controller.install(&window);
+    DeviceWindow app;
+    MainWindow& window = app.window;
+    DeviceSessionController& controller = app.controller;
     const Status status = controller.connectTo(sim.endpoint());
     QVERIFY2(status.ok(), status.message());
     QTRY_VERIFY_WITH_TIMEOUT(!controller.modelPath().isEmpty(), 10000);

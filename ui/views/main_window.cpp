@@ -20,6 +20,7 @@
 #include "ui/views/loss_view.h"
 #include "ui/views/memory_view.h"
 #include "ui/views/snapshot_follower.h"
+#include "ui/views/steady_label.h"
 #include "ui/views/theme.h"
 
 namespace trainscope {
@@ -243,10 +244,11 @@ void MainWindow::createMenus() {
 
 void MainWindow::createStatusBar() {
   state_label_ = new QLabel(this);
-  step_label_ = new QLabel(this);
-  backward_label_ = new QLabel(this);
-  memory_label_ = new QLabel(this);
-  for (QLabel* label : {state_label_, step_label_, backward_label_, memory_label_}) {
+  step_label_ = new SteadyLabel(this);
+  backward_label_ = new SteadyLabel(this);
+  memory_label_ = new SteadyLabel(this);
+  for (QLabel* label :
+       std::initializer_list<QLabel*>{state_label_, step_label_, backward_label_, memory_label_}) {
     label->setContentsMargins(6, 0, 6, 0);
     statusBar()->addPermanentWidget(label);
   }

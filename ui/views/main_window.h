@@ -49,6 +49,7 @@ class BreakpointsPanel;
 class LossView;
 class MemoryView;
 class SnapshotFollower;
+class SteadyLabel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -165,9 +166,9 @@ class MainWindow : public QMainWindow {
   QActionGroup* theme_group_ = nullptr;
 
   QLabel* state_label_ = nullptr;
-  QLabel* step_label_ = nullptr;
-  QLabel* backward_label_ = nullptr;
-  QLabel* memory_label_ = nullptr;
+  SteadyLabel* step_label_ = nullptr;
+  SteadyLabel* backward_label_ = nullptr;
+  SteadyLabel* memory_label_ = nullptr;
   SnapshotFollower* follower_ = nullptr;
 };
 

@@ -26,6 +26,7 @@
 #include "ui/views/main_window.h"
 #include "ui/views/memory_view.h"
 #include "ui/views/snapshot_follower.h"
+#include "ui/views/steady_label.h"
 #include "ui/views/theme.h"
 
 namespace trainscope {
@@ -119,20 +120,20 @@ void MainWindow::showSourceError(const QString& message) {
 
 void MainWindow::updateStatus(const TraceSnapshot& snapshot) {
   const BackwardProgress& progress = snapshot.progress;
-  step_label_->setText(tr("epoch %1 · optimizer step %2 · sample %3")
-                           .arg(progress.epoch)
-                           .arg(progress.optimizer_step)
-                           .arg(progress.sample));
+  step_label_->setSteadyText(tr("epoch %1 · optimizer step %2 · sample %3")
+                                 .arg(progress.epoch)
+                                 .arg(progress.optimizer_step)
+                                 .arg(progress.sample));
   if (progress.has_backward_step) {
-    backward_label_->setText(
+    backward_label_->setSteadyText(
         tr("backward step %1 / op %2%3")
             .arg(progress.backward_step)
             .arg(OpLabel(graph_, progress.op_index),
                  progress.backward_step_running ? tr(" (running)") : QString()));
   } else {
-    backward_label_->setText(tr("%1 phase").arg(QLatin1String(PhaseName(progress.phase))));
+    backward_label_->setSteadyText(tr("%1 phase").arg(QLatin1String(PhaseName(progress.phase))));
   }
-  memory_label_->setText(
+  memory_label_->setSteadyText(
       tr("memory %1 · peak %2")
           .arg(FormatBytes(snapshot.currentBytes()), FormatBytes(snapshot.peakBytes())));
 

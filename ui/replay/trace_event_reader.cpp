@@ -92,7 +92,9 @@ void TraceEventReader::Seek(size_t position) {
     offset_ = std::prev(after)->offset;
   }
   constexpr size_t kSkipChunk = size_t{1} << 14;
-  while (position_ < position) Read(std::min(kSkipChunk, position - position_));
+  while (position_ < position) {
+    if (Read(std::min(kSkipChunk, position - position_)).order.empty()) break;  // bytes ended
+  }
 }
 
 void TraceEventReader::DecodeAtLeast(size_t wanted) {

@@ -2,9 +2,9 @@
 //
 // SteadyLabel: a QLabel for text that changes many times a second (the status bar's step and
 // memory counters). Its width only grows, to the widest text so far, and its size is fixed in
-// between: a new text then repaints the label alone instead of asking the window to lay itself
-// out again, which at full training speed cost a tenth of the GUI thread. A font or style change
-// starts over from the new text.
+// between: the labels beside it stop jumping left and right as digits come and go, and a new
+// text repaints the label alone instead of asking the window to lay itself out again. A font or
+// style change starts over from the new text.
 //
 //   auto* label = new SteadyLabel(this);
 //   label->setSteadyText(tr("step %1").arg(step));

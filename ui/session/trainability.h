@@ -35,9 +35,9 @@ uint32_t BackwardLayerCount(const Subgraph& subgraph, const TrainabilityConfig& 
 // A configuration that trains exactly the weights of `trained` (op index -> rank, the ops whose
 // parameters get gradients, as a board or a recording announces them), in the form a user would
 // have written: "last N layers" when the smallest such N trains the same weights (0 when N is
-// every operator), else the announced per-op list. An announcement does not say how far the backward pass ran
-// below the lowest trained op, so a "last N" that reached further through ops without weights
-// comes back as the smallest N: the same weights train.
+// every operator), else the announced per-op list. An announcement does not say how far the
+// backward pass ran below the lowest trained op, so a "last N" that reached further through ops
+// without weights comes back as the smallest N: the same weights train.
 TrainabilityConfig TrainabilityFromTrainedOps(const Subgraph& subgraph,
                                               const std::map<uint16_t, TrainRank>& trained);
 

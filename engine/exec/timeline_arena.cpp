@@ -32,9 +32,13 @@ Status TimelineArena::Plan(const MemoryTimeline& timeline) {
   for (uint32_t b = 0; b < timeline.buffers.size(); ++b) {
     buffer_data_[b] = placed.data(b);
     const TimelineBuffer& buffer = timeline.buffers[b];
-    if (buffer.persistent || buffer.last_tick >= timeline.ticks.size()) continue;
-    alloc_at_[buffer.first_tick].push_back(b);
-    free_at_[buffer.last_tick].push_back(b);
+    if (buffer.last_tick >= timeline.ticks.size()) continue;
+    // Persistent state is bound once by its owner, but reported every step like any buffer, so
+    // the live picture stacks it.
+    if (!buffer.persistent) {
+      alloc_at_[buffer.first_tick].push_back(b);
+      free_at_[buffer.last_tick].push_back(b);
+    }
     alloc_events_[buffer.first_tick].push_back(MakeMemoryEvent(buffer.first_tick, b, true));
     free_events_[buffer.last_tick].push_back(MakeMemoryEvent(buffer.last_tick, b, false));
   }

@@ -38,8 +38,9 @@ class TimelineArena {
   }
 
   // Binds (allocate: zero-fills everything but forward values) or unbinds the buffers whose
-  // lifetime starts (allocate) or ends at `tick`. Persistent buffers are never bound or freed.
-  // `observer` (may be null) receives a MemoryEvent per buffer, after all of them are bound.
+  // lifetime starts (allocate) or ends at `tick`. Persistent buffers are never bound or freed,
+  // yet reported. `observer` (may be null) receives a MemoryEvent per buffer of the tick, after
+  // all of them are bound.
   void Bind(uint32_t tick, bool allocate, KernelViews* views, TrainingObserver* observer) const;
 
  private:

@@ -6,7 +6,8 @@
 
 #include "engine/kernels/kernel.h"
 #include "engine/memory/heap_accounting.h"
-#include "engine/memory/memory_report.h"
+#include "engine/memory/memory_events.h"
+#include "engine/memory/train_step_timeline.h"
 #include "engine/train/gradient_stats.h"
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
@@ -21,25 +22,8 @@ uint64_t NowNs() {
                                    .count());
 }
 
-// The arena holds what TrainScope's kernels use as scratch (not onert-micro's temporaries).
-uint64_t KernelScratchBytes(const Subgraph& subgraph, uint32_t op_index,
-                            const OpTrainability& trainability) {
-  if (!trainability.in_backward_range) return 0;
-  return BackwardScratchFloats(subgraph, subgraph.operators[op_index]) * sizeof(float);
-}
-
 std::string TensorLabel(const Subgraph& subgraph, int32_t tensor) {
   return "tensor " + std::to_string(tensor) + " '" + subgraph.tensors[tensor].name + "'";
-}
-
-int32_t FindTick(const MemoryTimeline& timeline, TickKind kind, uint32_t sample, int32_t op) {
-  for (size_t t = 0; t < timeline.ticks.size(); ++t) {
-    const Tick& tick = timeline.ticks[t];
-    if (tick.kind == kind && tick.sample == sample && tick.op_index == op) {
-      return static_cast<int32_t>(t);
-    }
-  }
-  return -1;
 }
 
 }  // namespace
@@ -71,19 +55,15 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
   }
   parameters_ = ListParameterGradients(sg, selection_);
 
-  TimelineOptions timeline_options;
-  timeline_options.optimizer = options.optimizer;
-  timeline_options.batch_size = options.batch_size;
-  timeline_options.backward_temporary_bytes = KernelScratchBytes;
-  TS_RETURN_IF_ERROR(BuildTrainingTimeline(sg, selection_, timeline_options, &timeline_));
+  TrainStepOptions step_options;
+  step_options.optimizer = options.optimizer;
+  step_options.batch_size = options.batch_size;
+  TS_RETURN_IF_ERROR(BuildTrainStepTimeline(sg, selection_, step_options, &timeline_));
   warnings_ = timeline_.warnings;
-  TS_RETURN_IF_ERROR(ExtendForwardLifetimes());
-  WidenCompactGradients();
   TS_RETURN_IF_ERROR(arena_.Plan(timeline_));
   memory_.arena_bytes = arena_.arena_bytes();
   memory_.lower_bound_bytes = arena_.lower_bound_bytes();
-
-  TS_RETURN_IF_ERROR(AccountOnertHeap());
+  TS_RETURN_IF_ERROR(AccountHeap());
 
   constants_.Load(*model, sg);
   TS_RETURN_IF_ERROR(interpreter_.Init(*model, &constants_));
@@ -105,86 +85,16 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
   return Status::Ok();
 }
 
-// The heap numbers model onert-micro's heap (ComputeMemoryReport's accounting), not the timeline
-// the arena runs: that one also holds TrainScope's kernel scratch, values kept longer for its
-// kernels and widened half-rank gradients, and lacks onert-micro's SOFTMAX Jacobian row.
-Status Trainer::AccountOnertHeap() {
-  MemoryReportOptions heap_options;
-  heap_options.optimizer = options_.optimizer;
-  heap_options.batch_size = options_.batch_size;
+// The heap accounting of the timeline the arena runs: the same figures ComputeMemoryReport
+// gives for this setup, tick by tick.
+Status Trainer::AccountHeap() {
   HeapAccounting heap;
-  MemoryTimeline onert;
-  TS_RETURN_IF_ERROR(AccountTrainingHeap(*subgraph_, selection_, heap_options, &heap, &onert));
-  if (onert.ticks.size() != timeline_.ticks.size()) {
-    return Status::Error(StatusCode::kUnsupported,
-                         "heap accounting: onert-micro's step has %zu ticks, the trainer's %zu",
-                         onert.ticks.size(), timeline_.ticks.size());
-  }
+  TS_RETURN_IF_ERROR(AddTimeline(timeline_, &heap));
+  TS_RETURN_IF_ERROR(heap.Plan());
   memory_.heap_peak_bytes = heap.peak_bytes();
   heap_live_.resize(timeline_.ticks.size());
   for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) heap_live_[t] = heap.current_bytes(t);
   return Status::Ok();
-}
-
-// onert-micro keeps exactly what its own kernels read for backward; TrainScope's kernels cover
-// more ops (and fused activations), so a value they read is kept until its backward step.
-Status Trainer::ExtendForwardLifetimes() {
-  const Subgraph& sg = *subgraph_;
-  for (uint32_t k = selection_.first_op; k < sg.operators.size(); ++k) {
-    const Operator& op = sg.operators[k];
-    const BackwardNeeds needs = BackwardNeedsOf(op);
-    std::vector<int32_t> read;
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      if (NeedsInput(needs, i) && op.inputs[i] >= 0 && !sg.tensors[op.inputs[i]].constant) {
-        read.push_back(op.inputs[i]);
-      }
-    }
-    if (needs.output && !op.outputs.empty()) read.push_back(op.outputs[0]);
-    for (uint32_t sample = 0; sample < timeline_.modelled_samples; ++sample) {
-      const int32_t tick =
-          FindTick(timeline_, TickKind::kBackwardStep, sample, static_cast<int32_t>(k));
-      if (tick < 0) continue;
-      for (int32_t tensor : read) {
-        const int32_t id = timeline_.Find(BufferStorage::kForward, tensor, sample);
-        if (id < 0) {
-          return Status::Error(StatusCode::kUnsupported,
-                               "operator %u (%s): backward needs %s, which no plan keeps", k,
-                               OpcodeName(op.opcode), TensorLabel(sg, tensor).c_str());
-        }
-        TimelineBuffer& buffer = timeline_.buffers[id];
-        if (buffer.last_tick >= static_cast<uint32_t>(tick)) continue;
-        buffer.last_tick = static_cast<uint32_t>(tick);
-        buffer.category = MemoryCategory::kActivationKept;
-        if (sample == 0) {
-          warnings_.push_back("operator " + std::to_string(k) + " (" + OpcodeName(op.opcode) +
-                              "): backward reads " + TensorLabel(sg, tensor) +
-                              ", which onert-micro frees after the forward pass; kept");
-        }
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-// onert-micro sizes a half-rank gradient as floor(d0/2) rows for both halves; the lower half of
-// an odd d0 has one row more, and TrainScope computes all of its rows.
-void Trainer::WidenCompactGradients() {
-  for (const ParameterGradient& p : parameters_) {
-    const uint64_t needed = p.trained_bytes();
-    for (TimelineBuffer& buffer : timeline_.buffers) {
-      if (buffer.tensor != p.tensor || buffer.bytes >= needed) continue;
-      if (buffer.storage != BufferStorage::kBackward &&
-          buffer.storage != BufferStorage::kOptimizer) {
-        continue;
-      }
-      if (buffer.sample == 0 && buffer.storage == BufferStorage::kBackward) {
-        warnings_.push_back(TensorLabel(*subgraph_, p.tensor) + ": onert-micro allocates " +
-                            std::to_string(buffer.bytes) + " gradient bytes for " +
-                            std::to_string(needed) + " bytes of trained rows");
-      }
-      buffer.bytes = needed;
-    }
-  }
 }
 
 Status Trainer::CheckData(const DataSet& data) const {

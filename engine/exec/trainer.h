@@ -2,16 +2,17 @@
 //
 // Trainer: onert-micro's training step, with correct math, running in one planned arena.
 //
-// Init() selects the backward range (SelectBackwardRange), builds the memory timeline of one
-// train step from onert-micro's plans, places every buffer in an arena with the offline planner,
-// and copies the model's constants into aligned storage. TrainStep() then follows
-// OMTrainingRuntimeModule::trainSingleStep: per sample, forward over all ops, the loss gradient,
-// the backward loop over ops n-1 .. first_op (runBackward), weight gradients summed over the
-// batch; then one optimizer update. Every buffer lives at its planned offset, so the arena numbers
-// reported are the ones the engine really used; the heap numbers are onert-micro's (MemorySummary).
+// Init() selects the backward range (SelectBackwardRange), builds the timeline of one train step
+// (BuildTrainStepTimeline: onert-micro's plans with what TrainScope's kernels need), places every
+// buffer in an arena with the offline planner, and copies the model's constants into aligned
+// storage. TrainStep() then follows OMTrainingRuntimeModule::trainSingleStep: per sample, forward
+// over all ops, the loss gradient, the backward loop over ops n-1 .. first_op (runBackward),
+// weight gradients summed over the batch; then one optimizer update. Every buffer lives at its
+// planned offset, and the heap figures account that same timeline, so the numbers reported are
+// the ones the engine really used and equal ComputeMemoryReport's for the same setup.
 //
-// Where TrainScope's kernels read more forward values than onert-micro keeps (it keeps only what
-// its own kernels read), the timeline is extended and a warning recorded; warnings() lists them.
+// Where the step differs from onert-micro's own (values kept longer, scratch, widened half-rank
+// gradients) a warning is recorded; warnings() lists them.
 //
 // Observation: with an observer attached the trainer emits the events of engine/core/events.h
 // (and computes gradient statistics and update norms for them); without one, or for events the
@@ -57,13 +58,11 @@ class ExecutionGate {
   virtual void BeforeBackwardStep(const BackwardStepEvent& event) = 0;
 };
 
-// heap_peak_bytes (and the MemorySummaryEvents' bytes) model onert-micro's heap for this
-// optimizer, batch size and trainability: they equal ComputeMemoryReport's with the same
-// MemoryReportOptions. The arena numbers (and the MemoryEvents, which carry arena offsets) are
-// TrainScope's own buffers: its kernel scratch, values kept for its kernels and widened half-rank
-// gradients included, onert-micro's SOFTMAX Jacobian row and Adam's m and v events excluded.
+// The figures of ComputeMemoryReport for the same optimizer, batch size and trainability: the
+// heap peak, the arena and its lower bound. The MemoryEvents carry every buffer of the timeline,
+// Adam's m and v included (allocated at tick 0 and freed at the optimizer tick of every step).
 struct MemorySummary {
-  uint64_t heap_peak_bytes = 0;    // one heap block per buffer (onert-micro accounting)
+  uint64_t heap_peak_bytes = 0;    // one heap block per buffer (HeapAccounting)
   uint64_t arena_bytes = 0;        // the planned arena the trainer runs in
   uint64_t lower_bound_bytes = 0;  // most bytes live at any tick of that arena
 };
@@ -116,9 +115,7 @@ class Trainer {
 
  private:
   Status CheckData(const DataSet& data) const;
-  Status AccountOnertHeap();
-  Status ExtendForwardLifetimes();
-  void WidenCompactGradients();
+  Status AccountHeap();
   Status RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss);
   Status RunTick(uint32_t tick, const DataSet& data, uint32_t sample, float* loss);
   Status RunBackwardStep(const Tick& tick);

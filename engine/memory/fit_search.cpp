@@ -25,11 +25,12 @@ uint64_t ParametersOfRank(const Subgraph& subgraph, uint32_t op_index, TrainRank
   return CountTrainedParameters(subgraph, config);
 }
 
-bool CanHalve(const Subgraph& subgraph, const Operator& op) {
-  if (op.opcode != op::kFullyConnected && op.opcode != op::kConv2D) return false;
-  if (op.inputs.size() <= kWeightsSlot || op.inputs[kWeightsSlot] < 0) return false;
+// Rows of the weights (dim 0) of an operator whose ranks can halve them, 0 otherwise.
+int32_t HalvableRows(const Subgraph& subgraph, const Operator& op) {
+  if (op.opcode != op::kFullyConnected && op.opcode != op::kConv2D) return 0;
+  if (op.inputs.size() <= kWeightsSlot || op.inputs[kWeightsSlot] < 0) return 0;
   const Tensor& weights = subgraph.tensors[static_cast<size_t>(op.inputs[kWeightsSlot])];
-  return !weights.shape.empty() && weights.shape[0] >= 2;
+  return !weights.shape.empty() && weights.shape[0] >= 2 ? weights.shape[0] : 0;
 }
 
 Status CheckFitOptions(const Graph& graph, const FitOptions& options) {
@@ -112,9 +113,16 @@ Status FitSearcher::Prepare(std::vector<std::string>* notes) {
       candidate.ranks.push_back(TrainRank::kOnlyBias);
       candidate.rank_parameters.push_back(bias);
     }
-    if (CanHalve(subgraph, op)) {
+    const int32_t rows = HalvableRows(subgraph, op);
+    if (rows > 0) {
       candidate.ranks.push_back(TrainRank::kLowerHalf);
       candidate.rank_parameters.push_back(ParametersOfRank(subgraph, k, TrainRank::kLowerHalf));
+    }
+    // TrainScope's step holds the ceil(d0/2) rows LOWER trains, so for an odd d0 the upper half
+    // needs less memory and is a candidate of its own.
+    if (rows % 2 == 1 && options_.memory.step_model == StepModel::kTrainScope) {
+      candidate.ranks.push_back(TrainRank::kUpperHalf);
+      candidate.rank_parameters.push_back(ParametersOfRank(subgraph, k, TrainRank::kUpperHalf));
     }
     candidates_.push_back(candidate);
   }

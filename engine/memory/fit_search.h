@@ -11,9 +11,11 @@
 // the last operator that onert-micro cannot run backward are left out (listing one would put that
 // operator into the backward range). Each candidate is off or listed with a rank:
 //   ALL, ONLY_BIAS (only when the op has a float bias), LOWER_1_2_PART (FULLY_CONNECTED and
-//   CONV_2D with weight dim 0 >= 2). UP_1_2_PART is never better: its plans and buffer sizes are
-//   those of LOWER_1_2_PART (both halves allocate floor(d0/2) rows) and it trains floor(d0/2) rows
-//   where LOWER trains ceil(d0/2), so the search skips it.
+//   CONV_2D with weight dim 0 >= 2), and UP_1_2_PART when d0 is odd. For an even d0 the two halves
+//   have the same plans, buffers and parameter counts, so UP is skipped. For an odd d0 LOWER
+//   trains ceil(d0/2) rows and UP floor(d0/2): in TrainScope's step each half's buffers hold its
+//   own rows, so UP is smaller and searched; in onert-micro's step both halves allocate
+//   floor(d0/2) rows, so UP is never better and skipped.
 // Ranking: more trained parameters; then the configuration closest to the output (the highest
 // lowest listed operator, i.e. the shortest backward range); then the lower heap peak; then the
 // first in enumeration order. A configuration that trains no parameter is never an answer.

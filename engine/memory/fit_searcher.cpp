@@ -2,6 +2,7 @@
 #include "engine/memory/fit_searcher.h"
 
 #include <algorithm>
+#include <map>
 
 namespace trainscope {
 namespace {
@@ -75,8 +76,10 @@ Status FitSearcher::Beam(uint64_t budget, FitOutcome* outcome) {
         if (state.key.heap_peak_bytes <= budget) next.push_back(std::move(state));
       }
     }
-    // Keep the states no other beats on both parameters and peak (a small, heavily trained
-    // head may leave no room for the operators below it), spread evenly when too many.
+    // Keep the states no other with the same lowest listed operator beats on both parameters
+    // and peak (a small, heavily trained head may leave no room for the operators below it,
+    // and a cheap state lower down may be the base the best answer grows from), spread evenly
+    // when too many.
     std::stable_sort(next.begin(), next.end(), [](const FitPlanned& a, const FitPlanned& b) {
       if (a.key.heap_peak_bytes != b.key.heap_peak_bytes) {
         return a.key.heap_peak_bytes < b.key.heap_peak_bytes;
@@ -84,9 +87,11 @@ Status FitSearcher::Beam(uint64_t budget, FitOutcome* outcome) {
       return FitBetter(a.key, b.key);
     });
     std::vector<FitPlanned> frontier;
+    std::map<uint32_t, uint64_t> most_parameters;  // by lowest listed operator, so far
     for (FitPlanned& state : next) {
-      if (frontier.empty() ||
-          state.key.trained_parameters > frontier.back().key.trained_parameters) {
+      auto [best, added] = most_parameters.emplace(state.key.first_op, 0);
+      if (added || state.key.trained_parameters > best->second) {
+        best->second = state.key.trained_parameters;
         frontier.push_back(std::move(state));
       }
     }

@@ -89,13 +89,19 @@ std::string BufferName(const Subgraph& subgraph, const TimelineBuffer& buffer,
   return name;
 }
 
-TimelineOptions ReportTimelineOptions(const MemoryReportOptions& options) {
+TimelineOptions InferenceTimelineOptions(const MemoryReportOptions& options) {
   TimelineOptions timeline_options;
-  timeline_options.optimizer = options.optimizer;
-  timeline_options.batch_size = options.batch_size;
   timeline_options.keep_input = options.keep_input;
-  timeline_options.backward_temporary_bytes = options.backward_temporary_bytes;
   return timeline_options;
+}
+
+TrainStepOptions StepOptions(const MemoryReportOptions& options) {
+  TrainStepOptions step;
+  step.optimizer = options.optimizer;
+  step.batch_size = options.batch_size;
+  step.keep_input = options.keep_input;
+  step.model = options.step_model;
+  return step;
 }
 
 }  // namespace
@@ -124,6 +130,8 @@ Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
   MemoryReport result;
   result.inference = options.inference;
   result.optimizer = options.optimizer;
+  result.batch_size = options.batch_size;
+  result.step_model = options.step_model;
   if (graph.subgraphs.size() > 1) {
     result.warnings.push_back("only subgraph 0 ('" + subgraph.name + "') is planned");
   }
@@ -131,15 +139,23 @@ Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
   MemoryTimeline timeline;
   HeapAccounting heap;
   if (options.inference) {
-    TS_RETURN_IF_ERROR(BuildInferenceTimeline(subgraph, ReportTimelineOptions(options), &timeline));
+    TS_RETURN_IF_ERROR(
+        BuildInferenceTimeline(subgraph, InferenceTimelineOptions(options), &timeline));
     TS_RETURN_IF_ERROR(AddTimeline(timeline, &heap));
     TS_RETURN_IF_ERROR(heap.Plan());
   } else {
     TS_RETURN_IF_ERROR(ValidateTrainabilityConfig(subgraph, config));
     result.selection = SelectBackwardRange(subgraph, config);
     AddTrainingWarnings(subgraph, result.selection, &result.warnings);
-    // The same accounting the Trainer reports (AccountTrainingHeap), so the two agree.
+    // The timeline the Trainer runs in (BuildTrainStepTimeline), so the two agree tick by tick.
     TS_RETURN_IF_ERROR(AccountTrainingHeap(subgraph, result.selection, options, &heap, &timeline));
+    if (options.step_model == StepModel::kTrainScope) {
+      MemoryReportOptions onert = options;
+      onert.step_model = StepModel::kOnertMicro;
+      HeapAccounting onert_heap;
+      TS_RETURN_IF_ERROR(AccountTrainingHeap(subgraph, result.selection, onert, &onert_heap));
+      result.onert_heap_peak_bytes = onert_heap.peak_bytes();
+    }
   }
   result.warnings.insert(result.warnings.end(), timeline.warnings.begin(), timeline.warnings.end());
 
@@ -196,8 +212,7 @@ Status AccountTrainingHeap(const Subgraph& subgraph, const BackwardSelection& se
                            const MemoryReportOptions& options, HeapAccounting* heap,
                            MemoryTimeline* timeline) {
   MemoryTimeline built;
-  TS_RETURN_IF_ERROR(
-      BuildTrainingTimeline(subgraph, selection, ReportTimelineOptions(options), &built));
+  TS_RETURN_IF_ERROR(BuildTrainStepTimeline(subgraph, selection, StepOptions(options), &built));
   HeapAccounting accounted;
   TS_RETURN_IF_ERROR(AddTimeline(built, &accounted));
   TS_RETURN_IF_ERROR(accounted.Plan());

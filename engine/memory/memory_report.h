@@ -23,6 +23,7 @@
 #include "engine/core/training_options.h"
 #include "engine/memory/heap_accounting.h"
 #include "engine/memory/memory_timeline.h"
+#include "engine/memory/train_step_timeline.h"
 #include "engine/model/graph.h"
 #include "engine/plan/trainability.h"
 
@@ -33,7 +34,8 @@ struct MemoryReportOptions {
   bool inference = false;
   uint32_t batch_size = 1;
   bool keep_input = false;
-  TemporaryBytesFn backward_temporary_bytes = &OnertBackwardTemporaryBytes;
+  // Whose step is planned: the Trainer's (every figure the tool shows) or onert-micro's own.
+  StepModel step_model = StepModel::kTrainScope;
 };
 
 // One row per tick.
@@ -54,6 +56,8 @@ struct MemoryReportBuffer {
 struct MemoryReport {
   bool inference = false;
   OptimizerKind optimizer = OptimizerKind::kSgd;
+  uint32_t batch_size = 1;
+  StepModel step_model = StepModel::kTrainScope;
   BackwardSelection selection;  // empty ops for inference
   std::vector<MemoryStepRow> rows;
   std::vector<MemoryReportBuffer> buffers;
@@ -65,6 +69,9 @@ struct MemoryReport {
   uint64_t lower_bound_bytes = 0;  // max over ticks of live bytes, each rounded up to 16
   double fragmentation = 0.0;      // 1 - lower bound / arena
   std::string arena_strategy;
+  // Training with the TrainScope step: onert-micro's own heap peak for the same setup, what a
+  // board running onert-micro would hold (0 for inference and for the onert-micro step itself).
+  uint64_t onert_heap_peak_bytes = 0;
 
   std::vector<std::string> warnings;
 };
@@ -78,11 +85,10 @@ Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
 Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
                            OptimizerKind optimizer, bool inference, MemoryReport* report);
 
-// onert-micro's heap for one train step, accounted exactly as ComputeMemoryReport does it (same
-// plans, batch, optimizer, keep_input and temporaries; options.inference is ignored). The Trainer
-// reports these numbers, not those of its own arena timeline (which holds TrainScope's kernel
-// scratch and values it keeps longer), so its heap peak equals the report's for the same setup.
-// `timeline` (may be null) receives the accounted timeline; tick t of `heap` is its tick t.
+// The heap of one train step, accounted exactly as ComputeMemoryReport does it (the step model's
+// timeline for that optimizer, batch and keep_input; options.inference is ignored): the fit
+// search uses it. `timeline` (may be null) receives the accounted timeline; tick t of `heap` is
+// its tick t.
 Status AccountTrainingHeap(const Subgraph& subgraph, const BackwardSelection& selection,
                            const MemoryReportOptions& options, HeapAccounting* heap,
                            MemoryTimeline* timeline = nullptr);

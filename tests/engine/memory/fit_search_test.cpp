@@ -190,20 +190,35 @@ TEST(FitSearch, LargeModelsSwitchToTheBoundedSearch) {
   EXPECT_LT(fit.best.trained_parameters, full.full.trained_parameters);
 }
 
-TEST(FitSearch, UpperHalfIsNeverBetterThanLowerHalf) {
-  // The search's pruning rests on this: same plans, same buffers, never more parameters.
+// The search's pruning rests on this. onert-micro's step: same plans and buffers for both halves
+// (floor(d0/2) rows), never more parameters for UP, so UP is skipped. TrainScope's step: each
+// half holds the rows it trains, so for an odd d0 UP is smaller and searched.
+TEST(FitSearch, HalvesCompareAsTheRowsTheyHold) {
   const Graph graph = Mlp({7, 5, 9, 3});
-  for (uint16_t k = 0; k < 4; ++k) {
-    TrainabilityConfig up, lower;
-    up.op_ranks[k] = TrainRank::kUpperHalf;
-    lower.op_ranks[k] = TrainRank::kLowerHalf;
-    up.op_ranks[3] = lower.op_ranks[3] = TrainRank::kAll;
-    MemoryReport up_report, lower_report;
-    ASSERT_TRUE(ComputeMemoryReport(graph, up, OptimizerKind::kAdam, false, &up_report).ok());
-    ASSERT_TRUE(ComputeMemoryReport(graph, lower, OptimizerKind::kAdam, false, &lower_report).ok());
-    EXPECT_EQ(up_report.heap_peak_bytes, lower_report.heap_peak_bytes) << "op " << k;
-    EXPECT_LE(CountTrainedParameters(graph.main(), up),
-              CountTrainedParameters(graph.main(), lower));
+  for (StepModel model : {StepModel::kOnertMicro, StepModel::kTrainScope}) {
+    SCOPED_TRACE(StepModelName(model));
+    MemoryReportOptions options;
+    options.optimizer = OptimizerKind::kAdam;
+    options.step_model = model;
+    int smaller = 0;
+    for (uint16_t k = 0; k < 4; ++k) {
+      TrainabilityConfig up, lower;
+      up.op_ranks[k] = TrainRank::kUpperHalf;
+      lower.op_ranks[k] = TrainRank::kLowerHalf;
+      up.op_ranks[3] = lower.op_ranks[3] = TrainRank::kAll;
+      MemoryReport up_report, lower_report;
+      ASSERT_TRUE(ComputeMemoryReport(graph, up, options, &up_report).ok());
+      ASSERT_TRUE(ComputeMemoryReport(graph, lower, options, &lower_report).ok());
+      if (model == StepModel::kOnertMicro) {
+        EXPECT_EQ(up_report.heap_peak_bytes, lower_report.heap_peak_bytes) << "op " << k;
+      } else {
+        EXPECT_LE(up_report.heap_peak_bytes, lower_report.heap_peak_bytes) << "op " << k;
+        smaller += up_report.heap_peak_bytes < lower_report.heap_peak_bytes;
+      }
+      EXPECT_LE(CountTrainedParameters(graph.main(), up),
+                CountTrainedParameters(graph.main(), lower));
+    }
+    if (model == StepModel::kTrainScope) EXPECT_GT(smaller, 0) << "odd widths make UP smaller";
   }
 }
 
@@ -218,9 +233,13 @@ TEST(FitSearch, CandidateParametersAddUpToTheTrainedCount) {
   EXPECT_EQ(fit.candidates[2].rank_parameters[0], 18u);
   EXPECT_EQ(fit.full.trained_parameters, 173u);
   EXPECT_EQ(CountTrainedParameters(graph.main(), fit.full.config), 173u);
-  // LOWER_1_2_PART of 5 conv filters trains filters 2..4 (3 x 9) plus the bias.
-  ASSERT_EQ(fit.candidates[0].ranks.back(), TrainRank::kLowerHalf);
-  EXPECT_EQ(fit.candidates[0].rank_parameters.back(), 32u);
+  // LOWER_1_2_PART of 5 conv filters trains filters 2..4 (3 x 9) plus the bias; UP_1_2_PART
+  // filters 0..1 (2 x 9) plus the bias, searched because 5 is odd.
+  const std::vector<TrainRank> ranks{TrainRank::kAll, TrainRank::kOnlyBias, TrainRank::kLowerHalf,
+                                     TrainRank::kUpperHalf};
+  ASSERT_EQ(fit.candidates[0].ranks, ranks);
+  EXPECT_EQ(fit.candidates[0].rank_parameters[2], 32u);
+  EXPECT_EQ(fit.candidates[0].rank_parameters[3], 23u);
 }
 
 TEST(FitSearch, CurveIsAMonotoneStepFunctionOfExactAnswers) {

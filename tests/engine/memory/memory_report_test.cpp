@@ -27,12 +27,17 @@ bool Contains(const std::vector<std::string>& warnings, const std::string& text)
   return false;
 }
 
+// onert-micro's own step, against the hand count; TrainScope's step (the default) names it too.
 TEST(MemoryReport, SimpleMnistAllLayers) {
   TS_REQUIRE_FIXTURES();
+  const Graph graph = Load("onert-micro/simple_mnist/model.circle");
+  MemoryReport ours;
+  ASSERT_TRUE(ComputeMemoryReport(graph, {}, OptimizerKind::kSgd, false, &ours).ok());
+  MemoryReportOptions options;
+  options.step_model = StepModel::kOnertMicro;
   MemoryReport report;
-  ASSERT_TRUE(ComputeMemoryReport(Load("onert-micro/simple_mnist/model.circle"), {},
-                                  OptimizerKind::kSgd, false, &report)
-                  .ok());
+  ASSERT_TRUE(ComputeMemoryReport(graph, {}, options, &report).ok());
+  EXPECT_EQ(ours.onert_heap_peak_bytes, 6116u);
   // Hand count in memory_timeline_test.cpp: 6116 bytes during backward step 4 (MAX_POOL_2D).
   EXPECT_EQ(report.heap_peak_bytes, 6116u);
   ASSERT_EQ(report.rows.size(), 14u);
@@ -120,21 +125,31 @@ TEST(MemoryReport, WarnsWhenTheLowerHalfHasMoreRowsThanItsGradientBuffer) {
   ASSERT_TRUE(Model::FromBytes(bytes, &model).ok());
   TrainabilityConfig config;
   config.op_ranks = {{0, TrainRank::kLowerHalf}};
-  MemoryReport report;
-  ASSERT_TRUE(
-      ComputeMemoryReport(model.graph(), config, OptimizerKind::kAdam, false, &report).ok());
-  EXPECT_TRUE(Contains(report.warnings,
-                       "has 3 rows; the trained half has 2 but onert-micro's "
-                       "gradient buffer holds 1"));
-  // The weight gradient and its Adam m and v are one 12-byte row each.
-  int sized = 0;
-  for (const MemoryReportBuffer& buffer : report.buffers) {
-    if (buffer.buffer.tensor == w && buffer.buffer.category != MemoryCategory::kActivation) {
-      EXPECT_EQ(buffer.buffer.bytes, 12u) << buffer.name;
-      ++sized;
+  MemoryReportOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  for (StepModel step : {StepModel::kOnertMicro, StepModel::kTrainScope}) {
+    SCOPED_TRACE(StepModelName(step));
+    options.step_model = step;
+    MemoryReport report;
+    ASSERT_TRUE(ComputeMemoryReport(model.graph(), config, options, &report).ok());
+    EXPECT_TRUE(Contains(report.warnings,
+                         "has 3 rows; the trained half has 2 but onert-micro's "
+                         "gradient buffer holds 1"));
+    // The weight gradient and its Adam m and v: one 12-byte row each in onert-micro's step, the
+    // two trained rows in TrainScope's, which says so.
+    const uint64_t row_bytes = step == StepModel::kOnertMicro ? 12u : 24u;
+    EXPECT_EQ(step == StepModel::kTrainScope,
+              Contains(report.warnings, "onert-micro allocates 12 gradient bytes for 24 bytes"));
+    int sized = 0;
+    for (const MemoryReportBuffer& buffer : report.buffers) {
+      if (buffer.buffer.tensor == w && buffer.buffer.category != MemoryCategory::kActivation) {
+        EXPECT_EQ(buffer.buffer.bytes, row_bytes) << buffer.name;
+        ++sized;
+      }
     }
+    EXPECT_EQ(sized, 3);
   }
-  EXPECT_EQ(sized, 3);
+  MemoryReport report;
 
   config.op_ranks = {{0, TrainRank::kUpperHalf}};
   ASSERT_TRUE(

@@ -82,9 +82,11 @@ void AddModelArgument(QCommandLineParser* parser) {
 }
 
 void AddBatchOption(QCommandLineParser* parser) {
-  parser->addOption({QStringLiteral("batch"),
-                     QStringLiteral("Samples per optimizer step (default 1)."),
-                     QStringLiteral("N")});
+  parser->addOption(
+      {QStringLiteral("batch"),
+       QStringLiteral(
+           "Samples per optimizer step (default: the model's CIRCLE_TRAINING metadata, else 1)."),
+       QStringLiteral("N")});
 }
 
 void AddTrainabilityOptions(QCommandLineParser* parser) {
@@ -112,8 +114,10 @@ Status ParseTrainability(const QCommandLineParser& parser, const Subgraph& subgr
 }
 
 void AddOptimizerOption(QCommandLineParser* parser) {
-  parser->addOption({QStringLiteral("optimizer"), QStringLiteral("sgd or adam (default sgd)."),
-                     QStringLiteral("NAME"), QStringLiteral("sgd")});
+  parser->addOption(
+      {QStringLiteral("optimizer"),
+       QStringLiteral("sgd or adam (default: the model's CIRCLE_TRAINING metadata, else sgd)."),
+       QStringLiteral("NAME"), QStringLiteral("sgd")});
 }
 
 Status ParseOptimizer(const QString& text, OptimizerKind* kind) {

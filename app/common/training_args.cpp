@@ -45,30 +45,41 @@ MetricKind DefaultMetric(LossKind loss) {
 
 void AddTrainingOptions(QCommandLineParser* parser) {
   AddOptimizerOption(parser);
-  AddOption(parser, "lr", "Learning rate (default 0.001).", "F");
+  AddOption(parser, "lr", "Learning rate (default: the metadata, else 0.001).", "F");
   AddOption(parser, "beta1", "Adam beta1 (default 0.9).", "F");
   AddOption(parser, "beta2", "Adam beta2 (default 0.9, onert-micro's default).", "F");
   AddOption(parser, "epsilon", "Adam epsilon, added inside the square root (default 1e-7).", "F");
-  AddOption(parser, "loss", "mse, ce, sparse-ce, mae or bce (default mse).", "NAME");
+  AddOption(parser, "loss", "mse, ce, sparse-ce, mae or bce (default: the metadata, else mse).",
+            "NAME");
   AddOption(parser, "metric",
             "mse, mae, ce, accuracy or sparse-accuracy (default: follows the loss).", "NAME");
   AddBatchOption(parser);
-  AddOption(parser, "epochs", "Epochs (default 1).", "N");
+  AddOption(parser, "epochs", "Epochs (default: the metadata, else 1).", "N");
   AddTrainabilityOptions(parser);
+}
+
+Status DefaultTrainingSetup(const Model& model, TrainingSetup* setup) {
+  TrainingSetup defaults;
+  TrainingMetadata metadata;
+  bool found = false;
+  TS_RETURN_IF_ERROR(ReadTrainingMetadata(model, &metadata, &found));
+  if (found) {
+    TS_RETURN_IF_ERROR(ToTrainingOptions(metadata, model.graph().main().operators.size(),
+                                         &defaults.options,
+                                         &defaults.trainability.num_train_layers));
+  }
+  defaults.options.metric = DefaultMetric(defaults.options.loss);
+  defaults.from_metadata = found;
+  *setup = std::move(defaults);
+  return Status::Ok();
 }
 
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
                           TrainingSetup* setup) {
   const Subgraph& main = model.graph().main();
-  TrainingMetadata metadata;
-  bool found = false;
-  TS_RETURN_IF_ERROR(ReadTrainingMetadata(model, &metadata, &found));
-  if (found) {
-    TS_RETURN_IF_ERROR(ToTrainingOptions(metadata, main.operators.size(), &setup->options,
-                                         &setup->trainability.num_train_layers));
-  }
+  TS_RETURN_IF_ERROR(DefaultTrainingSetup(model, setup));
   TrainingOptions& o = setup->options;
-  if (parser.isSet(QStringLiteral("optimizer")) || !found) {
+  if (parser.isSet(QStringLiteral("optimizer"))) {
     TS_RETURN_IF_ERROR(ParseOptimizer(parser.value(QStringLiteral("optimizer")), &o.optimizer));
   }
   TS_RETURN_IF_ERROR(ParseFloat(parser, QStringLiteral("lr"), &o.learning_rate));
@@ -77,8 +88,8 @@ Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
   TS_RETURN_IF_ERROR(ParseFloat(parser, QStringLiteral("epsilon"), &o.epsilon));
   if (parser.isSet(QStringLiteral("loss"))) {
     TS_RETURN_IF_ERROR(ParseLoss(parser.value(QStringLiteral("loss")), &o.loss));
+    o.metric = DefaultMetric(o.loss);
   }
-  o.metric = DefaultMetric(o.loss);
   if (parser.isSet(QStringLiteral("metric"))) {
     TS_RETURN_IF_ERROR(ParseMetric(parser.value(QStringLiteral("metric")), &o.metric));
   }
@@ -155,10 +166,18 @@ Status LoadStepPlan(const QCommandLineParser& parser, StepPlan* plan) {
   }
   TS_RETURN_IF_ERROR(
       ReadModelFile(parser.positionalArguments().first().toStdString(), &plan->model));
+  // The same defaults as `train` and the app: the model's metadata, then onert-micro's.
+  TrainingSetup defaults;
+  TS_RETURN_IF_ERROR(DefaultTrainingSetup(plan->model, &defaults));
   plan->options.inference = inference;
+  plan->options.optimizer = defaults.options.optimizer;
+  plan->options.batch_size = defaults.options.batch_size;
+  plan->trainability = inference ? TrainabilityConfig() : defaults.trainability;
   TS_RETURN_IF_ERROR(ParseTrainability(parser, plan->model.graph().main(), &plan->trainability));
-  TS_RETURN_IF_ERROR(
-      ParseOptimizer(parser.value(QStringLiteral("optimizer")), &plan->options.optimizer));
+  if (parser.isSet(QStringLiteral("optimizer"))) {
+    TS_RETURN_IF_ERROR(
+        ParseOptimizer(parser.value(QStringLiteral("optimizer")), &plan->options.optimizer));
+  }
   return ParseUnsigned(parser, QStringLiteral("batch"), 1, &plan->options.batch_size);
 }
 

@@ -34,7 +34,13 @@ namespace trainscope::cli {
 struct TrainingSetup {
   TrainingOptions options;
   TrainabilityConfig trainability;
+  bool from_metadata = false;  // the defaults came from the model's CIRCLE_TRAINING entry
 };
+
+// The one set of defaults every program starts from (train, memory, report, fit, the simulator,
+// the app): the model's CIRCLE_TRAINING metadata when it has one, else onert-micro's OMConfig;
+// the metric follows the loss.
+Status DefaultTrainingSetup(const Model& model, TrainingSetup* setup);
 
 // The metric a loss implies when --metric is not given.
 MetricKind DefaultMetric(LossKind loss);
@@ -42,7 +48,7 @@ MetricKind DefaultMetric(LossKind loss);
 // Adds the optimizer, loss, metric, batch/epoch and trainability options (not the data files).
 void AddTrainingOptions(QCommandLineParser* parser);
 
-// Reads the options added above, on top of the model's CIRCLE_TRAINING metadata.
+// Reads the options added above, on top of DefaultTrainingSetup().
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
                           TrainingSetup* setup);
 

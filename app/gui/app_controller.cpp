@@ -71,12 +71,6 @@ SessionFiles DemoSessionFiles() {
 
 AppController::AppController(MainWindow* window, std::shared_ptr<TraceStore> store, QObject* parent)
     : QObject(parent), window_(window), store_(std::move(store)) {
-  defaults_.optimizer = OptimizerKind::kAdam;
-  defaults_.learning_rate = 0.005f;
-  defaults_.beta2 = 0.999f;
-  defaults_.loss = LossKind::kSparseCrossEntropy;
-  defaults_.metric = MetricKind::kSparseCrossEntropyAccuracy;
-  defaults_.epochs = 1000;
   connect(window_, &MainWindow::openRequested, this, &AppController::openModel);
   connect(window_->layersPanel(), &LayersPanel::trainabilityApplied, this,
           [this](uint32_t last_n, const TrainRankMap& ranks) {
@@ -120,15 +114,14 @@ void AppController::openModel(const QString& path) {
   if (!status.ok()) window_->removeRecentFile(path);
 }
 
-TrainingSetupRequest AppController::defaultSetup(const Subgraph& main) const {
-  TrainingSetupRequest setup;
-  setup.options = defaults_;
-  const bool classifier = !main.operators.empty() && main.operators.back().opcode == op::kSoftmax;
-  if (!classifier) {
-    setup.options.loss = LossKind::kMse;
-    setup.options.metric = MetricKind::kMse;
-  }
-  return setup;
+Status AppController::DefaultSetup(const Model& model, TrainingSetupRequest* setup,
+                                   TrainabilityConfig* trainability) {
+  cli::TrainingSetup defaults;
+  TS_RETURN_IF_ERROR(cli::DefaultTrainingSetup(model, &defaults));
+  *setup = TrainingSetupRequest();
+  setup->options = defaults.options;
+  *trainability = defaults.trainability;
+  return Status::Ok();
 }
 
 void AppController::describeBuiltinData(const QString& model_path, const Subgraph& main,
@@ -174,14 +167,27 @@ Status AppController::buildData(const Subgraph& main, const TrainingSetupRequest
   return Status::Ok();
 }
 
-Status AppController::open(const SessionFiles& files) {
+Status AppController::open(const SessionFiles& files, const SetupResolver& resolve) {
   Model model;
   Status status = ReadModelFile(files.model.toStdString(), &model);
   if (!status.ok()) return fail(std::move(status), files.model);
   const Subgraph& main = model.graph().main();
   TrainingSetupRequest setup;
-  const bool recalled = RecallSetup(files.model, &setup);
-  if (!recalled) setup = defaultSetup(main);
+  TrainabilityConfig trainability;
+  bool recalled = false;
+  if (resolve) {
+    cli::TrainingSetup resolved;
+    status = resolve(model, &resolved);
+    if (!status.ok()) return fail(std::move(status), files.model);
+    setup.options = resolved.options;
+    trainability = resolved.trainability;
+  } else {
+    recalled = RecallSetup(files.model, &setup);
+    if (!recalled) {
+      status = DefaultSetup(model, &setup, &trainability);
+      if (!status.ok()) return fail(std::move(status), files.model);
+    }
+  }
   describeBuiltinData(files.model, main, &setup);
   const SessionFiles demo = DemoSessionFiles();
   const bool demo_files =
@@ -197,11 +203,12 @@ Status AppController::open(const SessionFiles& files) {
     const std::vector<SetupIssue> issues = ValidateTrainingSetup(main, setup);
     if (!issues.empty()) {
       fallback_reason = issues.front().message;
-      setup = defaultSetup(main);
+      status = DefaultSetup(model, &setup, &trainability);
+      if (!status.ok()) return fail(std::move(status), files.model);
       describeBuiltinData(files.model, main, &setup);
     }
   }
-  status = load(files.model, std::move(model), setup, TrainabilityConfig());
+  status = load(files.model, std::move(model), setup, trainability);
   if (status.ok() && !fallback_reason.isEmpty()) {
     EventBatch note;
     note.add(StatusMessage{MessageLevel::kWarning,
@@ -330,7 +337,7 @@ void AppController::applyWarnings(const TrainabilityConfig& config) {
   panel->clearOpWarnings();
   std::map<uint32_t, QStringList> texts;
   for (const OnertDifference& d :
-       FindOnertDifferences(main, SelectBackwardRange(main, config), defaults_.optimizer)) {
+       FindOnertDifferences(main, SelectBackwardRange(main, config), setup_.options.optimizer)) {
     texts[d.op_index] << QString::fromStdString(d.text);
   }
   for (const auto& [op_index, lines] : texts) {

@@ -20,10 +20,12 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 class QAction;
 
+#include "app/common/training_args.h"
 #include "engine/core/status.h"
 #include "ui/embedded/embedded_event_source.h"
 #include "ui/session/trace_store.h"
@@ -44,6 +46,10 @@ struct SessionFiles {
 // The bundled demo next to the executable (build tree or installed share/trainscope/demo).
 SessionFiles DemoSessionFiles();
 
+// Resolves a model's training setup (options and trainability) the way trainscope-cli does:
+// cli::DefaultTrainingSetup, or cli::ParseTrainingSetup over the command line's options.
+using SetupResolver = std::function<Status(const Model& model, cli::TrainingSetup* setup)>;
+
 class AppController : public QObject {
   Q_OBJECT
 
@@ -51,9 +57,10 @@ class AppController : public QObject {
   AppController(MainWindow* window, std::shared_ptr<TraceStore> store, QObject* parent = nullptr);
   ~AppController() override;
 
-  // Options for every model opened later (optimizer, loss, batch, epochs ...).
-  void setDefaults(const TrainingOptions& options) { defaults_ = options; }
-  Status open(const SessionFiles& files);
+  // Opens `files`. Without `resolve` the setup remembered for the model is used, else the one
+  // every program starts from (cli::DefaultTrainingSetup); with it (the command line's training
+  // options) that setup, and nothing remembered.
+  Status open(const SessionFiles& files, const SetupResolver& resolve = {});
   EmbeddedEventSource* source() const { return source_.get(); }
   // The setup the running session was loaded with; what the dialog shows.
   const TrainingSetupRequest& currentSetup() const { return setup_; }
@@ -74,9 +81,9 @@ class AppController : public QObject {
  private:
   void applyWarnings(const TrainabilityConfig& config);
   void createMenu();
-  // Defaults for a model seen for the first time: classifiers (softmax last) train with sparse
-  // labels, anything else with MSE.
-  TrainingSetupRequest defaultSetup(const Subgraph& main) const;
+  // The setup a model starts from when nothing was remembered: cli::DefaultTrainingSetup.
+  static Status DefaultSetup(const Model& model, TrainingSetupRequest* setup,
+                             TrainabilityConfig* trainability);
   // Sample count and test set of the built-in data (demo files or random samples).
   void describeBuiltinData(const QString& model_path, const Subgraph& main,
                            TrainingSetupRequest* setup) const;
@@ -89,7 +96,6 @@ class AppController : public QObject {
   MainWindow* window_;
   std::shared_ptr<TraceStore> store_;
   std::unique_ptr<EmbeddedEventSource> source_;
-  TrainingOptions defaults_;
   QString model_path_;
   TrainingSetupRequest setup_;
   QAction* setup_action_ = nullptr;

@@ -3,7 +3,9 @@
 // Writes the bundled demo: a small convolutional classifier (demo.circle) and its data set of
 // 12x12 images of horizontal stripes, vertical stripes and diagonal stripes with noise, in
 // onert-micro's raw float32 convention (sample-major inputs, one float class index per sample).
-// Everything is generated from a fixed seed, so every build writes identical bytes.
+// Everything is generated from a fixed seed, so every build writes identical bytes. The model
+// carries its training setup as CIRCLE_TRAINING metadata (Adam, sparse cross-entropy), which the
+// app, trainscope-cli and the board simulator all start from.
 //
 // usage: trainscope-make-demo OUTPUT_DIR
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "engine/model/model_builder.h"
+#include "engine/train/training_metadata.h"
 
 namespace {
 
@@ -84,6 +87,20 @@ bool WriteDataSet(const std::string& dir, const std::string& name, int samples, 
          WriteFile(dir + "/" + name + "_target.bin", labels.data(), labels.size() * sizeof(float));
 }
 
+// Fast enough to watch the classes separate within a minute of samples.
+trainscope::TrainingMetadata TrainingSetup() {
+  trainscope::TrainingMetadata setup;
+  setup.optimizer = trainscope::OptimizerKind::kAdam;
+  setup.learning_rate = 0.005f;
+  setup.beta1 = 0.9f;
+  setup.beta2 = 0.999f;
+  setup.epsilon = 1e-7f;
+  setup.loss = trainscope::CircleLossFn::kSparseCategoricalCrossentropy;
+  setup.epochs = 1000;
+  setup.batch_size = 1;
+  return setup;
+}
+
 std::vector<uint8_t> BuildModel() {
   Random random(20261130);
   ModelBuilder b;
@@ -131,8 +148,15 @@ std::vector<uint8_t> BuildModel() {
 
   std::vector<uint8_t> bytes;
   trainscope::Status status = b.Finish(&bytes);
-  if (!status.ok()) std::fprintf(stderr, "error: %s\n", status.message());
-  return bytes;
+  trainscope::Model model;
+  if (status.ok()) status = trainscope::Model::FromBytes(std::move(bytes), &model);
+  std::vector<uint8_t> with_setup;
+  if (status.ok()) status = trainscope::WriteTrainingMetadata(model, TrainingSetup(), &with_setup);
+  if (!status.ok()) {
+    std::fprintf(stderr, "error: %s\n", status.message());
+    return {};
+  }
+  return with_setup;
 }
 
 }  // namespace

@@ -132,17 +132,14 @@ int TrainingStalls(const QString& models_dir, double seconds) {
     return 0;
   }
   AppSession session;
-  // The app's own defaults (Adam, 0.005, sparse cross-entropy), with epochs enough to keep the
-  // worker busy for the whole measurement.
-  TrainingOptions options;
-  options.optimizer = OptimizerKind::kAdam;
-  options.learning_rate = 0.005f;
-  options.beta2 = 0.999f;
-  options.loss = LossKind::kSparseCrossEntropy;
-  options.metric = MetricKind::kSparseCrossEntropyAccuracy;
-  options.epochs = 100000000;
-  session.controller.setDefaults(options);
-  if (Status status = session.controller.open(files); !status.ok()) {
+  // The app's defaults for the model, with epochs enough to keep the worker busy for the whole
+  // measurement.
+  const SetupResolver busy = [](const Model& model, cli::TrainingSetup* setup) {
+    TS_RETURN_IF_ERROR(cli::DefaultTrainingSetup(model, setup));
+    setup->options.epochs = 100000000;
+    return Status::Ok();
+  };
+  if (Status status = session.controller.open(files, busy); !status.ok()) {
     std::fprintf(stderr, "error: %s\n", status.message());
     return 1;
   }

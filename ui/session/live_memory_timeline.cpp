@@ -6,6 +6,12 @@
 namespace trainscope {
 
 namespace {
+// ArenaPlanner's alignment: every buffer of the planned arena takes a multiple of it.
+constexpr uint64_t kAlignment = 16;
+uint64_t AlignUp(uint64_t bytes, uint64_t alignment) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
 uint64_t Sum(const CategoryBytes& bytes) {
   uint64_t sum = 0;
   for (uint64_t value : bytes) sum += value;
@@ -31,17 +37,44 @@ uint64_t LiveMemoryTimeline::currentBytes() const {
   return Sum(live_);
 }
 
+void LiveMemoryTimeline::rewindTo(uint32_t tick) {
+  const auto from = [tick](const auto& items, auto tick_of) {
+    return std::find_if(items.begin(), items.end(),
+                        [&](const auto& item) { return tick_of(item) >= tick; });
+  };
+  ticks_.erase(from(ticks_, [](const TickSample& s) { return s.tick; }), ticks_.end());
+  events_.erase(from(events_, [](const MemoryEvent& e) { return e.tick; }), events_.end());
+  summaries_.erase(from(summaries_, [](const MemorySummaryEvent& e) { return e.tick; }),
+                   summaries_.end());
+  // Buffers the previous sample allocated from `tick` on are all closed by now; open ones stay.
+  std::vector<BufferLifetime> kept;
+  std::vector<size_t> renumbered(buffers_.size(), SIZE_MAX);
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    const BufferLifetime& buffer = buffers_[i];
+    if (buffer.alloc_tick >= tick && buffer.free_tick != kOpenLifetime) continue;
+    renumbered[i] = kept.size();
+    kept.push_back(buffer);
+  }
+  buffers_ = std::move(kept);
+  for (auto& entry : open_) {
+    for (size_t& index : entry.second) index = renumbered[index];
+  }
+  last_tick_ = tick;
+}
+
 void LiveMemoryTimeline::add(const MemoryEvent& event) {
   const size_t category = static_cast<size_t>(event.category);
   if (category >= kMemoryCategoryCount) {
     ++dropped_;
     return;
   }
+  // What is live entering a tick is live during it, even when the tick starts with a free.
+  if (ticks_.empty() || ticks_.back().tick != event.tick) recordTick(event);
   const bool keep = events_.size() < max_events_;
   const auto key = std::make_pair(event.tensor, static_cast<uint8_t>(event.category));
   if (event.alloc) {
     live_[category] += event.bytes;
-    arena_extent_ = std::max(arena_extent_, event.offset + event.bytes);
+    arena_extent_ = std::max(arena_extent_, event.offset + AlignUp(event.bytes, kAlignment));
     if (keep) {
       BufferLifetime buffer;
       buffer.tensor = event.tensor;
@@ -107,6 +140,7 @@ void LiveMemoryTimeline::recordTick(const MemoryEvent& event) {
 
 void LiveMemoryTimeline::add(const MemorySummaryEvent& summary) {
   last_tick_ = std::max(last_tick_, summary.tick);
+  peak_ = std::max(peak_, summary.peak_bytes);
   if (summaries_.size() < max_events_) {
     summaries_.push_back(summary);
   } else {

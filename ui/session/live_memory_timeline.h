@@ -55,6 +55,10 @@ class LiveMemoryTimeline {
   void add(const MemorySummaryEvent& summary);
   // Forgets everything: the next event starts a new train step.
   void reset();
+  // A later sample of a batch runs the ticks from `tick` on again: what those ticks showed of the
+  // previous sample is dropped, what is live now (the batch's accumulated gradients, optimizer
+  // state) stays, so the picture is always the current sample's within its optimizer step.
+  void rewindTo(uint32_t tick);
 
   const std::vector<MemoryEvent>& events() const { return events_; }
   const std::vector<MemorySummaryEvent>& summaries() const { return summaries_; }
@@ -63,8 +67,10 @@ class LiveMemoryTimeline {
 
   const CategoryBytes& liveBytes() const { return live_; }
   uint64_t currentBytes() const;
+  // The step's peak: the highest stack so far, or the peak a summary announced if higher.
   uint64_t peakBytes() const { return peak_; }
-  // Largest end offset (offset + bytes) of any buffer: the arena size the plan needs.
+  // Largest end of any buffer, each rounded up to the planner's 16-byte alignment: once a whole
+  // step was seen, the arena size the plan needs.
   uint64_t arenaExtent() const { return arena_extent_; }
   bool hasSummary() const { return !summaries_.empty(); }
   uint64_t droppedEvents() const { return dropped_; }

@@ -12,12 +12,7 @@ uint64_t TraceSnapshot::currentBytes() const {
 }
 
 uint64_t TraceSnapshot::peakBytes() const {
-  if (!memory) return 0;
-  uint64_t peak = memory->peakBytes();
-  for (const MemorySummaryEvent& summary : memory->summaries()) {
-    peak = std::max(peak, summary.peak_bytes);
-  }
-  return peak;
+  return memory ? memory->peakBytes() : 0;
 }
 
 const TensorGradient* TraceSnapshot::findTensor(int32_t tensor) const {

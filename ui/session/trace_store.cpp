@@ -158,7 +158,8 @@ void TraceStore::onSample(const SampleEvent& event) {
   progress.has_backward_step = false;
   progress.backward_step_running = false;
   progress.done_ops.clear();
-  startNewTrainStep();
+  // The memory picture spans the optimizer step: a later sample adds to the first one's.
+  if (event.sample == 0) startNewTrainStep();
 }
 
 void TraceStore::onOptimizerStep(const OptimizerStepEvent& event) {
@@ -202,16 +203,26 @@ void TraceStore::onBackwardStep(const BackwardStepEvent& event) {
   }
 }
 
+// Ticks restart at 0 with every train step (a step without a sample marker still separates);
+// a later sample of a batch runs the second sample's ticks again.
+void TraceStore::followTick(uint32_t tick) {
+  if (state_->memory->empty() || tick >= state_->memory->lastTick()) return;
+  if (tick == 0) {
+    startNewTrainStep();
+  } else {
+    memory().rewindTo(tick);
+  }
+}
+
 void TraceStore::onMemory(const MemoryEvent& event) {
-  // Ticks restart with every train step; a step without a sample marker still separates.
-  if (!state_->memory->empty() && event.tick < state_->memory->lastTick()) startNewTrainStep();
+  followTick(event.tick);
   LiveMemoryTimeline& timeline = memory();
   timeline.add(event);
   state_->run_peak = std::max(state_->run_peak, timeline.peakBytes());
 }
 
 void TraceStore::onMemorySummary(const MemorySummaryEvent& event) {
-  if (!state_->memory->empty() && event.tick < state_->memory->lastTick()) startNewTrainStep();
+  followTick(event.tick);
   memory().add(event);
   state_->run_peak = std::max(state_->run_peak, event.peak_bytes);
 }

@@ -68,6 +68,7 @@ class TraceStore {
   void onMetric(const MetricEvent& event);
   void onMessage(const StatusMessage& message);
   void startNewTrainStep();
+  void followTick(uint32_t tick);
   OpActivity* opActivity(uint32_t op_index);
   LiveMemoryTimeline& memory();
 

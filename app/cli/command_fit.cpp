@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.h"
 #include "app/common/cli_util.h"
+#include "app/common/training_args.h"
 #include "engine/memory/fit_search.h"
 #include "engine/plan/train_config_file.h"
 
@@ -186,9 +187,15 @@ int RunFit(const QStringList& arguments) {
   Model model;
   Status status = ReadModelFile(model_path.toStdString(), &model);
   if (!status.ok()) return Fail(status);
+  // The same defaults as `memory`, `train` and the app: the model's metadata, then onert-micro's.
   FitOptions options;
   uint64_t budget = 0;
-  status = ParseOptimizer(parser.value(QStringLiteral("optimizer")), &options.memory.optimizer);
+  TrainingSetup defaults;
+  status = DefaultTrainingSetup(model, &defaults);
+  options.memory.optimizer = defaults.options.optimizer;
+  options.memory.batch_size = defaults.options.batch_size;
+  if (status.ok() && parser.isSet(QStringLiteral("optimizer")))
+    status = ParseOptimizer(parser.value(QStringLiteral("optimizer")), &options.memory.optimizer);
   if (status.ok())
     status = ParseUnsigned(parser, QStringLiteral("batch"), 1, &options.memory.batch_size);
   if (status.ok() && parser.isSet(QStringLiteral("budget"))) {

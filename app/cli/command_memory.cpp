@@ -73,6 +73,9 @@ QJsonObject ReportJson(const Graph& graph, const MemoryReport& report,
       {QStringLiteral("mode"),
        report.inference ? QStringLiteral("inference") : QStringLiteral("training")},
       {QStringLiteral("optimizer"), QString::fromLatin1(OptimizerName(report.optimizer))},
+      {QStringLiteral("batch_size"), static_cast<qint64>(report.batch_size)},
+      {QStringLiteral("step_model"), QString::fromLatin1(StepModelName(report.step_model))},
+      {QStringLiteral("onert_heap_peak_bytes"), static_cast<qint64>(report.onert_heap_peak_bytes)},
       {QStringLiteral("train_layers"), static_cast<int>(config.num_train_layers)},
       {QStringLiteral("heap_peak_bytes"), static_cast<qint64>(report.heap_peak_bytes)},
       {QStringLiteral("heap_peak_tick"), static_cast<int>(report.heap_peak_tick)},
@@ -113,9 +116,15 @@ void PrintTable(const MemoryReport& report) {
       report.lower_bound_bytes == 0
           ? 1.0
           : static_cast<double>(report.arena_bytes) / static_cast<double>(report.lower_bound_bytes);
-  out << "\nheap peak:   " << report.heap_peak_bytes << " bytes (onert-micro accounting, tick "
-      << report.heap_peak_tick << ")\n"
-      << "arena:       " << report.arena_bytes << " bytes ("
+  out << "\nplanned for: " << (report.inference ? "inference" : OptimizerName(report.optimizer));
+  if (!report.inference) out << ", batch " << report.batch_size;
+  out << "\nheap peak:   " << report.heap_peak_bytes << " bytes (tick " << report.heap_peak_tick
+      << ")\n";
+  if (report.onert_heap_peak_bytes > 0) {
+    out << "onert-micro: " << report.onert_heap_peak_bytes
+        << " bytes (its own step on a board, for comparison)\n";
+  }
+  out << "arena:       " << report.arena_bytes << " bytes ("
       << QString::fromStdString(report.arena_strategy) << ", " << QString::number(ratio, 'f', 3)
       << " x lower bound)\n"
       << "lower bound: " << report.lower_bound_bytes << " bytes\n";

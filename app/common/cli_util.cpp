@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/common/cli_util.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
@@ -29,6 +30,13 @@ int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments) {
   if (!parser->parse(arguments)) return Fail(parser->errorText(), 2);
   if (parser->isSet(QStringLiteral("help"))) {
     std::fputs(qPrintable(parser->helpText()), stdout);
+    return 0;
+  }
+  // Programs that added the version option print it themselves here, not from a GUI loop.
+  const QStringList found = parser->optionNames();
+  if (found.contains(QStringLiteral("version")) || found.contains(QStringLiteral("v"))) {
+    std::printf("%s %s\n", qPrintable(QCoreApplication::applicationName()),
+                qPrintable(QCoreApplication::applicationVersion()));
     return 0;
   }
   return -1;

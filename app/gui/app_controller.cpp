@@ -19,6 +19,7 @@
 #include "ui/session/trainability.h"
 #include "ui/views/layers_panel.h"
 #include "ui/views/main_window.h"
+#include "ui/views/memory_view.h"
 #include "ui/views/training_setup_dialog.h"
 
 namespace trainscope {
@@ -303,6 +304,11 @@ Status AppController::load(const QString& model_path, Model model,
   });
   applyWarnings(applied);
   setup_action_->setEnabled(true);
+  window_->memoryView()->setSetupText(
+      tr("%1 · batch %2")
+          .arg(QLatin1String(OptimizerName(setup.options.optimizer)))
+          .arg(setup.options.batch_size));
+  window_->setNotices(setupNotices(model_path, main, setup));
   EventBatch note;
   if (setup.use_builtin_data && !setup.builtin_has_test_set) {
     note.add(StatusMessage{MessageLevel::kWarning,
@@ -322,8 +328,31 @@ Status AppController::load(const QString& model_path, Model model,
   return Status::Ok();
 }
 
+// What a user must not miss about the session just loaded: random data makes the loss meaningless.
+QStringList AppController::setupNotices(const QString& model_path, const Subgraph& main,
+                                        const TrainingSetupRequest& setup) const {
+  QStringList notices;
+  if (!setup.use_builtin_data || setup.builtin_has_test_set) return notices;
+  QString notice = tr("Training on %1 random samples: no data was given, so the loss and metric "
+                      "say nothing about learning. Training > Set up training (Ctrl+T) chooses "
+                      "data files.")
+                       .arg(setup.builtin_sample_count);
+  const QDir dir = QFileInfo(model_path).absoluteDir();
+  const QStringList found = dir.entryList(
+      {QStringLiteral("*input*.bin"), QStringLiteral("*target*.bin")}, QDir::Files, QDir::Name);
+  if (!found.isEmpty() && !main.inputs.empty()) {
+    notice +=
+        QLatin1Char(' ') + tr("Found beside the model: %1.").arg(found.join(QStringLiteral(", ")));
+  }
+  notices << notice;
+  return notices;
+}
+
 Status AppController::fail(Status status, const QString& model_path) {
-  status.Prepend(model_path.toStdString());
+  // Name the file once: readers already put the path in their messages.
+  const std::string path = model_path.toStdString();
+  if (std::string(status.message()).find(path) == std::string::npos) status.Prepend(path);
+  window_->setNotices({tr("Cannot open %1").arg(QString::fromUtf8(status.message()))});
   EventBatch failure;
   failure.add(StatusMessage{MessageLevel::kError, QString::fromUtf8(status.message())});
   store_->append(failure);

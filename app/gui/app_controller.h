@@ -92,6 +92,8 @@ class AppController : public QObject {
   Status load(const QString& model_path, Model model, const TrainingSetupRequest& setup,
               const TrainabilityConfig& trainability);
   Status fail(Status status, const QString& model_path);
+  QStringList setupNotices(const QString& model_path, const Subgraph& main,
+                           const TrainingSetupRequest& setup) const;
 
   MainWindow* window_;
   std::shared_ptr<TraceStore> store_;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // trainscope: the desktop debugger. Started without a model it opens the bundled demo and is
-// ready to train (F5). Headless (--screenshot) it trains for a while on the offscreen platform,
-// saves a picture of the window and exits: the main job on a machine without a display.
+// ready to train (F5); the training options are trainscope-cli train's. Headless (--screenshot,
+// --state-json) it trains exactly --steps optimizer steps on the offscreen platform, saves a
+// picture of the window or what the views show, and exits: the main job on a machine without a
+// display, and the state that tests hold equal to the CLI.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -10,10 +12,15 @@
 #include <QScreen>
 #include <QTimer>
 
+#include <QStandardPaths>
+
 #include <cstdio>
+#include <functional>
 
 #include "app/common/cli_util.h"
+#include "app/common/training_args.h"
 #include "app/gui/app_controller.h"
+#include "app/gui/state_dump.h"
 #include "ui/device/device_session_controller.h"
 #include "ui/replay/replay_controller.h"
 #include "ui/session/trace_snapshot.h"
@@ -23,14 +30,55 @@ using trainscope::AppController;
 using trainscope::MainWindow;
 using trainscope::SessionFiles;
 
+namespace {
+
+// --help, --version and the headless modes need no display: without one, and without a platform
+// chosen, they get the offscreen platform before QApplication looks for a display.
+void PreferOffscreenWhenHeadless(int argc, char* argv[]) {
+  if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) return;
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray arg(argv[i]);
+    if (arg == "--help" || arg == "-h" || arg == "--version" || arg == "-v" ||
+        arg.startsWith("--state-json") || arg.startsWith("--screenshot")) {
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+      return;
+    }
+  }
+}
+
+// The dump's run: exactly `steps` optimizer steps, one stepBatch() after another.
+void RunSteps(trainscope::EventSource* source, const trainscope::TraceStore& store, uint64_t steps,
+              const std::function<void()>& done) {
+  auto* poll = new QTimer(source);
+  QObject::connect(poll, &QTimer::timeout, source, [=, &store] {
+    const uint64_t completed = store.snapshot()->progress.last_optimizer_step;
+    const auto state = source->state();
+    if (completed >= steps ||
+        (state == trainscope::EventSource::State::kStopped && completed > 0)) {
+      poll->stop();
+      poll->deleteLater();
+      done();
+      return;
+    }
+    if (state != trainscope::EventSource::State::kRunning) source->stepBatch();
+  });
+  source->stepBatch();
+  poll->start(10);
+}
+
+}  // namespace
+
 int main(int argc, char* argv[]) {
+  PreferOffscreenWhenHeadless(argc, argv);
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("TrainScope"));
   QApplication::setApplicationName(QStringLiteral("trainscope"));
   QApplication::setApplicationVersion(QStringLiteral(TRAINSCOPE_VERSION));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("Visual debugger for on-device training."));
+  parser.setApplicationDescription(
+      QStringLiteral("Visual debugger for on-device training. The training options are those of "
+                     "trainscope-cli train."));
   parser.addVersionOption();
   parser.addPositionalArgument(
       QStringLiteral("MODEL"),
@@ -41,17 +89,37 @@ int main(int argc, char* argv[]) {
                     QStringLiteral("FILE")});
   parser.addOption({QStringLiteral("target"), QStringLiteral("Training targets (raw float32)."),
                     QStringLiteral("FILE")});
+  trainscope::cli::AddTrainingOptions(&parser);
   parser.addOption(
       {QStringLiteral("screenshot"),
        QStringLiteral("Train headless for --steps optimizer steps, save the window as PNG, exit."),
        QStringLiteral("FILE")});
+  parser.addOption(
+      {QStringLiteral("state-json"),
+       QStringLiteral("Train headless for exactly --steps optimizer steps, write what the views "
+                      "show as JSON, exit. Saved settings are ignored and nothing is recorded."),
+       QStringLiteral("FILE")});
   parser.addOption({QStringLiteral("steps"),
-                    QStringLiteral("Optimizer steps before --screenshot (default 40)."),
+                    QStringLiteral("Optimizer steps before --screenshot or --state-json "
+                                   "(default 40)."),
                     QStringLiteral("N"), QStringLiteral("40")});
   if (const int exit_status = trainscope::cli::ParseOrExit(&parser, QApplication::arguments());
       exit_status >= 0) {
     return exit_status;
   }
+  const QString screenshot = parser.value(QStringLiteral("screenshot"));
+  const QString state_json = parser.value(QStringLiteral("state-json"));
+  const bool headless = !screenshot.isEmpty() || !state_json.isEmpty();
+  bool steps_ok = false;
+  const uint64_t steps = parser.value(QStringLiteral("steps")).toULongLong(&steps_ok);
+  if (headless &&
+      (!steps_ok || (!screenshot.isEmpty() &&
+                     !screenshot.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)))) {
+    return trainscope::cli::Fail(
+        QStringLiteral("--screenshot needs a .png path and --steps a number"), 2);
+  }
+  // A dump describes this run alone: no remembered setup, layout or recent files.
+  if (!state_json.isEmpty()) QStandardPaths::setTestModeEnabled(true);
 
   SessionFiles files;
   if (parser.positionalArguments().isEmpty()) {
@@ -60,10 +128,17 @@ int main(int argc, char* argv[]) {
       return trainscope::cli::Fail(QStringLiteral("the bundled demo model was not found"));
   } else {
     files.model = parser.positionalArguments().first();
-    files.inputs = parser.values(QStringLiteral("input"));
-    files.target = parser.value(QStringLiteral("target"));
-    if (files.inputs.isEmpty() != files.target.isEmpty()) {
-      return trainscope::cli::Fail(QStringLiteral("--input and --target go together"), 2);
+  }
+  files.inputs = parser.values(QStringLiteral("input"));
+  files.target = parser.value(QStringLiteral("target"));
+  if (files.inputs.isEmpty() != files.target.isEmpty()) {
+    return trainscope::cli::Fail(QStringLiteral("--input and --target go together"), 2);
+  }
+  if (!state_json.isEmpty()) {
+    trainscope::Model readable;
+    if (trainscope::Status read = trainscope::ReadModelFile(files.model.toStdString(), &readable);
+        !read.ok()) {
+      return trainscope::cli::Fail(QString::fromUtf8(read.message()), 2);
     }
   }
 
@@ -71,53 +146,69 @@ int main(int argc, char* argv[]) {
   MainWindow window;
   window.setStore(store);
   AppController controller(&window, store);
-  trainscope::Status status = controller.open(files);
+  // Training options on the command line set the session up as trainscope-cli train would.
+  static const char* const kTrainingOptions[] = {
+      "optimizer", "lr",    "beta1",  "beta2",        "epsilon",     "loss",
+      "metric",    "batch", "epochs", "train-layers", "train-config"};
+  bool options_given = !state_json.isEmpty();
+  for (const char* option : kTrainingOptions) {
+    options_given = options_given || parser.isSet(QLatin1String(option));
+  }
+  trainscope::SetupResolver from_command_line;
+  if (options_given) {
+    from_command_line = [&parser](const trainscope::Model& model,
+                                  trainscope::cli::TrainingSetup* setup) {
+      return trainscope::cli::ParseTrainingSetup(parser, model, setup);
+    };
+  }
+  trainscope::Status status = controller.open(files, from_command_line);
+  if (!status.ok() && status.code() == trainscope::StatusCode::kInvalidArgument && headless) {
+    return trainscope::cli::Fail(QString::fromUtf8(status.message()), 2);
+  }
   // Device > Connect: a board (or trainscope-board-sim) as the window's source; its model file is
   // looked up by hash next to the model opened here and among the recent files.
   trainscope::DeviceSessionController device(store);
   device.setModelSearchPaths({QFileInfo(files.model).absolutePath()});
   device.install(&window);
-  // File > Open Trace / Compare Traces, the replay timeline, view exports; embedded sessions are
+  // File > Open Trace / Compare Traces, the replay timeline, view exports; local sessions are
   // recorded to the per-user recordings folder as they run.
   trainscope::ReplayController replay(store);
+  if (!state_json.isEmpty()) replay.setRecordingEnabled(false);
   replay.install(&window);
-  const QString screenshot = parser.value(QStringLiteral("screenshot"));
   if (!status.ok() && !screenshot.isEmpty()) return trainscope::cli::Fail(status);
   window.show();
-  if (screenshot.isEmpty()) return QApplication::exec();
+  if (!headless) return QApplication::exec();
 
-  bool steps_ok = false;
-  const uint64_t steps = parser.value(QStringLiteral("steps")).toULongLong(&steps_ok);
-  if (!steps_ok || !screenshot.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {
-    return trainscope::cli::Fail(
-        QStringLiteral("--screenshot needs a .png path and --steps a number"), 2);
+  if (!status.ok()) {
+    // Readable but not trainable (an int8 model, an operator without a backward kernel).
+    const trainscope::Status written = trainscope::WriteStateJson(
+        state_json, trainscope::DescribeUnavailable(window, QString::fromUtf8(status.message())));
+    return written.ok() ? 0 : trainscope::cli::Fail(written);
   }
-  controller.source()->start();
-  QTimer poll;
   int exit_status = 0;
-  QObject::connect(&poll, &QTimer::timeout, [&] {
-    const auto snapshot = store->snapshot();
-    if (snapshot->progress.optimizer_step < steps &&
-        controller.source()->state() != trainscope::EventSource::State::kStopped) {
-      return;
-    }
-    controller.source()->pause();
-    poll.stop();
+  RunSteps(controller.source(), *store, steps, [&] {
     // Two repaint periods so every view shows the last batch.
     QTimer::singleShot(150, [&] {
-      if (!window.grab().save(screenshot)) {
-        std::fprintf(stderr, "error: cannot write '%s'\n", qPrintable(screenshot));
-        exit_status = 1;
-      } else {
-        std::printf("trained %llu optimizer steps; window saved to %s\n",
-                    static_cast<unsigned long long>(store->snapshot()->progress.optimizer_step),
-                    qPrintable(screenshot));
-        std::printf("%s\n", qPrintable(window.statusText()));
+      const auto snapshot = store->snapshot();
+      if (!state_json.isEmpty()) {
+        const trainscope::Status written = trainscope::WriteStateJson(
+            state_json, trainscope::DescribeState(window, controller, *snapshot));
+        if (!written.ok()) exit_status = trainscope::cli::Fail(written);
+      }
+      if (!screenshot.isEmpty()) {
+        if (!window.grab().save(screenshot)) {
+          std::fprintf(stderr, "error: cannot write '%s'\n", qPrintable(screenshot));
+          exit_status = 1;
+        } else {
+          std::printf("trained %llu optimizer steps; window saved to %s\n",
+                      static_cast<unsigned long long>(snapshot->progress.last_optimizer_step),
+                      qPrintable(screenshot));
+          std::printf("%s\n", qPrintable(window.statusText()));
+        }
       }
       controller.source()->stop();
       QApplication::exit(exit_status);
     });
   });
-  poll.start(50);
   return QApplication::exec();
 }

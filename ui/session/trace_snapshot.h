@@ -60,6 +60,9 @@ struct TensorGradient {
   UpdateRatioEvent ratio;
   uint64_t nan_total = 0;  // over the whole run
   uint64_t inf_total = 0;
+  // The latest completed optimizer step did not train it (a trainability change froze it, or
+  // its operator left the backward range): its statistics are history, not the current step's.
+  bool frozen = false;
 };
 
 struct TraceSnapshot {

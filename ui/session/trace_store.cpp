@@ -292,7 +292,11 @@ std::shared_ptr<const TraceSnapshot> TraceStore::snapshot() const {
   snapshot->run_peak_bytes = state.run_peak;
   snapshot->gradients = state.gradients;
   snapshot->tensors.reserve(state.tensors.size());
-  for (const auto& [tensor, entry] : state.tensors) snapshot->tensors.push_back(entry);
+  const uint32_t completed = state.progress.last_optimizer_step;
+  for (const auto& [tensor, entry] : state.tensors) {
+    snapshot->tensors.push_back(entry);
+    snapshot->tensors.back().frozen = entry.has_stats && entry.stats.optimizer_step < completed;
+  }
   std::sort(snapshot->tensors.begin(), snapshot->tensors.end(), [](const auto& a, const auto& b) {
     return a.op_index != b.op_index ? a.op_index < b.op_index : a.tensor < b.tensor;
   });

@@ -133,8 +133,12 @@ void GradientsView::rebuildLayers(const TraceSnapshot& snapshot) {
   uint64_t bad_total = 0;
   int index = 0;
   for (const TensorGradient& tensor : snapshot.tensors) {
-    labels.push_back(tensorLabel(tensor.tensor, tensor.op_index));
+    // A frozen tensor keeps its place, labelled, with no bars: its last values are history.
+    labels.push_back(tensor.frozen
+                         ? tr("%1\nfrozen").arg(tensorLabel(tensor.tensor, tensor.op_index))
+                         : tensorLabel(tensor.tensor, tensor.op_index));
     const double x = index++;
+    if (tensor.frozen) continue;
     if (tensor.has_stats) {
       const GradientStatsEvent& stats = tensor.stats;
       // A non-finite statistic has no bar; the red marker says why.
@@ -164,7 +168,8 @@ void GradientsView::rebuildLayers(const TraceSnapshot& snapshot) {
   index = 0;
   for (const TensorGradient& tensor : snapshot.tensors) {
     const double x = index++;
-    if (tensor.has_stats && std::isfinite(tensor.stats.max_abs) && tensor.stats.max_abs > 0) {
+    if (!tensor.frozen && tensor.has_stats && std::isfinite(tensor.stats.max_abs) &&
+        tensor.stats.max_abs > 0) {
       max_keys.push_back(x);
       max_values.push_back(tensor.stats.max_abs);
     }
@@ -204,11 +209,12 @@ void GradientsView::rebuildLayers(const TraceSnapshot& snapshot) {
       if (tensor.op_index < main.operators.size())
         opcode = QLatin1String(OpcodeName(main.operators[tensor.op_index].opcode));
     }
-    full_names << tr("%1 (tensor %2)\nop #%3 %4")
+    full_names << tr("%1 (tensor %2)\nop #%3 %4%5")
                       .arg(name)
                       .arg(tensor.tensor)
                       .arg(tensor.op_index)
-                      .arg(opcode);
+                      .arg(opcode, tensor.frozen ? tr("\nfrozen: not trained in the latest step")
+                                                 : QString());
   }
   TensorAxisLabels::Of(layers_plot_, ratio_rect_->axis(QCPAxis::atBottom),
                        norm_rect->axis(QCPAxis::atBottom))

@@ -44,12 +44,13 @@ double GraphView::metricOfOp(const TraceSnapshot* snapshot, int op) const {
       return kNoValue;
     case Overlay::kGradientNorm:
       for (const TensorGradient& tensor : snapshot->tensors) {
-        if (tensor.has_stats && tensor.op_index == static_cast<uint32_t>(op)) take(tensor.stats.l2);
+        if (tensor.has_stats && !tensor.frozen && tensor.op_index == static_cast<uint32_t>(op))
+          take(tensor.stats.l2);
       }
       return value;
     case Overlay::kUpdateRatio:
       for (const TensorGradient& tensor : snapshot->tensors) {
-        if (tensor.has_ratio && tensor.op_index == static_cast<uint32_t>(op))
+        if (tensor.has_ratio && !tensor.frozen && tensor.op_index == static_cast<uint32_t>(op))
           take(tensor.ratio.ratio);
       }
       return value;

@@ -221,7 +221,18 @@ void LayersPanel::updatePreview() {
                     static_cast<int>(pending.op_ranks.size()))
                      .arg(pending.op_ranks.begin()->first));
   if (changed) text += QStringLiteral(" ") + tr("<i>Not applied yet.</i>");
+  if (estimator_) {
+    text +=
+        QStringLiteral("<br>") + tr("Planned for %1, batch %2.")
+                                     .arg(QLatin1String(OptimizerName(training_options_.optimizer)))
+                                     .arg(training_options_.batch_size);
+  }
   preview_->setText(text);
+}
+
+void LayersPanel::setTrainingOptions(const TrainingOptions& options) {
+  training_options_ = options;
+  updatePreview();
 }
 
 }  // namespace trainscope

@@ -94,7 +94,10 @@ class LayersPanel : public QWidget {
   void clearOpWarnings();
   // What "Save model with training metadata" starts from and writes.
   void setModelFile(const QString& path) { model_file_ = path; }
-  void setTrainingOptions(const TrainingOptions& options) { training_options_ = options; }
+  // The optimizer and batch the estimates plan for (named in the preview) and reports carry.
+  void setTrainingOptions(const TrainingOptions& options);
+  // The figures the preview shows for the applied choice (what the state dump reports).
+  Estimate appliedEstimate() const { return estimate(appliedTrainability()); }
 
   // The file actions behind the buttons (which only ask for the path). Each shows its outcome
   // in fileMessageLabel() and returns it.

@@ -41,6 +41,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createActions();
   createMenus();
   createStatusBar();
+  createNoticeBar();
 
   follower_ = new SnapshotFollower(this);
   follower_->setCallback([this](const auto& snapshot) { updateStatus(*snapshot); });
@@ -240,6 +241,34 @@ void MainWindow::createMenus() {
   }
   view_menu_->insertAction(view_menu_->actions().value(docks_.size()), toolbar->toggleViewAction());
   updateRecentMenu();
+}
+
+void MainWindow::createNoticeBar() {
+  notice_bar_ = new QToolBar(tr("Notices"), this);
+  notice_bar_->setObjectName(QStringLiteral("noticeBar"));
+  notice_bar_->setMovable(false);
+  notice_bar_->setFloatable(false);
+  notice_bar_->toggleViewAction()->setVisible(false);
+  notice_label_ = new QLabel(notice_bar_);
+  notice_label_->setWordWrap(true);
+  notice_label_->setTextFormat(Qt::PlainText);
+  notice_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  notice_label_->setContentsMargins(8, 4, 8, 4);
+  notice_bar_->addWidget(notice_label_);
+  addToolBar(Qt::TopToolBarArea, notice_bar_);
+  notice_bar_->hide();
+}
+
+void MainWindow::setNotices(const QStringList& notices) {
+  notices_ = notices;
+  notice_label_->setText(notices.join(QLatin1Char('\n')));
+  notice_label_->setToolTip(notice_label_->text());
+  const ViewTheme theme = ViewTheme::fromPalette(palette());
+  QColor background = theme.error;
+  background.setAlpha(40);
+  notice_label_->setStyleSheet(
+      QStringLiteral("background-color: %1;").arg(background.name(QColor::HexArgb)));
+  notice_bar_->setVisible(!notices.isEmpty());
 }
 
 void MainWindow::createStatusBar() {

@@ -30,6 +30,9 @@
 
 #include <memory>
 
+class QLabel;
+class QToolBar;
+
 #include "engine/model/graph.h"
 #include "engine/plan/trainability.h"
 #include "ui/session/event_source.h"
@@ -91,6 +94,10 @@ class MainWindow : public QMainWindow {
   QAction* toggleBreakpointAction() const { return toggle_breakpoint_action_; }
   // The status bar fields, for tests.
   QString statusText() const;
+  // Persistent notices in a banner above the views (a failed open, a run on random data): what
+  // the user must not miss. An empty list hides the banner.
+  void setNotices(const QStringList& notices);
+  const QStringList& notices() const { return notices_; }
 
  Q_SIGNALS:
   void openRequested(const QString& path);
@@ -111,6 +118,7 @@ class MainWindow : public QMainWindow {
   void createDocks();
   void applyDefaultSizes();
   void createStatusBar();
+  void createNoticeBar();
   void saveSettings() const;
   void restoreSettings();
   void updateRecentMenu();
@@ -137,6 +145,9 @@ class MainWindow : public QMainWindow {
   ThemeChoice theme_choice_ = ThemeChoice::kSystem;
   QPalette system_palette_;
   uint64_t messages_seen_ = 0;
+  QStringList notices_;
+  QToolBar* notice_bar_ = nullptr;
+  QLabel* notice_label_ = nullptr;
 
   GraphView* graph_view_ = nullptr;
   MemoryView* memory_view_ = nullptr;

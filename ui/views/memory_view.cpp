@@ -160,6 +160,11 @@ void MemoryView::setBudgetBytes(uint64_t bytes) {
   refresh();
 }
 
+void MemoryView::setSetupText(const QString& text) {
+  setup_text_ = text;
+  refresh();
+}
+
 void MemoryView::refresh() {
   follower_->refresh();
 }
@@ -219,6 +224,9 @@ void MemoryView::rebuild(const TraceSnapshot& snapshot) {
   address_->yAxis->setLabel(tr("arena offset (%1)").arg(unit_name));
   cursor_tick_ = memory.empty() ? 0.0 : memory.lastTick() + 0.5;
 
+  shown_.current_bytes = snapshot.currentBytes();
+  shown_.peak_bytes = peak_bytes_;
+  shown_.arena_bytes = memory.arenaExtent();
   QString summary = tr("current <b>%1</b> · peak <b>%2</b>")
                         .arg(FormatBytes(snapshot.currentBytes()), FormatBytes(peak_bytes_));
   if (snapshot.previous_step_peak_bytes > 0) {
@@ -234,6 +242,7 @@ void MemoryView::rebuild(const TraceSnapshot& snapshot) {
   if (memory.droppedEvents() > 0) {
     summary += tr(" · %1 events not shown").arg(FormatCount(memory.droppedEvents()));
   }
+  if (!setup_text_.isEmpty()) summary += QStringLiteral(" · ") + setup_text_.toHtmlEscaped();
   summary_->setText(summary);
 
   rebuildTimeline(snapshot);
@@ -250,6 +259,7 @@ void MemoryView::rebuildTimeline(const TraceSnapshot& snapshot) {
   QVector<double> keys;
   std::array<bool, kMemoryCategoryCount> used{};
   keys.reserve(static_cast<int>(ticks.size()) + 1);
+  shown_.max_stacked_bytes = 0;
   for (size_t i = 0; i <= ticks.size() && !ticks.empty(); ++i) {
     // One extra point after the last tick gives it a visible width.
     const TickSample& sample = ticks[std::min(i, ticks.size() - 1)];
@@ -260,6 +270,7 @@ void MemoryView::rebuildTimeline(const TraceSnapshot& snapshot) {
       cumulative += static_cast<double>(sample.high_water[c]) / unit_;
       values[c].push_back(cumulative);
     }
+    shown_.max_stacked_bytes = std::max(shown_.max_stacked_bytes, sample.highWaterTotal());
   }
   for (size_t c = 0; c < kMemoryCategoryCount; ++c) {
     stacks_[c]->setData(keys, values[c], true);

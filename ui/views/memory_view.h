@@ -53,7 +53,16 @@ class MemoryView : public QWidget {
   QCustomPlot* timelinePlot() const { return timeline_; }
   QCustomPlot* addressPlot() const { return address_; }
   QTabWidget* tabs() const { return tabs_; }
-  // What is drawn, in bytes and ticks (for tests).
+  // What the figures assume ("adam · batch 1"): shown in the header beside them.
+  void setSetupText(const QString& text);
+  // What is drawn, in bytes and ticks (for tests and the state dump).
+  struct Shown {
+    uint64_t current_bytes = 0;      // the header's "current"
+    uint64_t peak_bytes = 0;         // the header's "peak" and the peak line
+    uint64_t arena_bytes = 0;        // the header's "arena" and the arena line
+    uint64_t max_stacked_bytes = 0;  // the highest stack the timeline draws
+  };
+  const Shown& shown() const { return shown_; }
   double cursorTick() const { return cursor_tick_; }
   uint64_t peakBytesShown() const { return peak_bytes_; }
   int bufferCount() const;
@@ -86,6 +95,8 @@ class MemoryView : public QWidget {
   double unit_ = 1024.0;
   double cursor_tick_ = 0.0;
   uint64_t peak_bytes_ = 0;
+  Shown shown_;
+  QString setup_text_;
 
   QTabWidget* tabs_ = nullptr;
   QLabel* summary_ = nullptr;

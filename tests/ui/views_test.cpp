@@ -213,6 +213,49 @@ class ViewsTest : public QObject {
     QCOMPARE(FindBufferAt(buffers, 25.0, 60.0, 20), -1);
   }
 
+  // Freezing a layer clears its bars from the step it stops training: a tensor the latest
+  // completed optimizer step did not train is frozen in the snapshot and drawn without bars.
+  void gradientsViewDrawsFrozenTensorsWithoutBars() {
+    const auto step = [this](uint32_t optimizer_step,
+                             std::vector<std::pair<uint32_t, int32_t>> trained, bool complete) {
+      EventBatch batch;
+      for (const auto& [op, tensor] : trained) {
+        GradientStatsEvent stats;
+        stats.optimizer_step = optimizer_step;
+        stats.op_index = op;
+        stats.tensor = tensor;
+        stats.l2 = 0.5f;
+        stats.max_abs = 0.25f;
+        batch.add(stats);
+        UpdateRatioEvent ratio;
+        ratio.optimizer_step = optimizer_step;
+        ratio.tensor = tensor;
+        ratio.ratio = 0.01f;
+        batch.add(ratio);
+      }
+      if (complete) batch.add(OptimizerStepEvent{0, optimizer_step, 1});
+      store_->append(batch);
+    };
+    step(1, {{0, 1}, {4, 10}}, true);  // both train
+    GradientsView view;
+    view.setGraph(graph_);
+    view.setStore(store_);
+    view.refresh();
+    QCOMPARE(view.l2Bars()->data()->size(), 2);
+    step(2, {{4, 10}}, true);  // op 0 frozen from step 2 on
+    view.refresh();
+    auto snapshot = store_->snapshot();
+    QVERIFY(snapshot->findTensor(1)->frozen);
+    QVERIFY(!snapshot->findTensor(10)->frozen);
+    QCOMPARE(view.l2Bars()->data()->size(), 1);
+    QCOMPARE(view.l2Bars()->data()->constBegin()->key, 1.0);  // the second tensor's place
+    // Mid-step, the tensors of the running step are not frozen yet.
+    step(3, {{4, 10}}, false);
+    snapshot = store_->snapshot();
+    QVERIFY(snapshot->findTensor(1)->frozen);
+    QVERIFY(!snapshot->findTensor(10)->frozen);
+  }
+
   void gradientsViewCountsNanAndInfInTheLegend() {
     SyntheticOptions options;
     options.nan_at_optimizer_step = 1;

@@ -36,9 +36,9 @@ ProcessResult Start(const QString& program, const QStringList& arguments) {
 #ifdef TRAINSCOPE_SANITIZED
   // These tests compare figures; the app's leaks are checked in-process by the QtTests, not in
   // a child whose Qt plugins LeakSanitizer would blame at exit.
-  environment.insert(QStringLiteral("ASAN_OPTIONS"),
-                     environment.value(QStringLiteral("ASAN_OPTIONS")) +
-                         QStringLiteral(":detect_leaks=0"));
+  environment.insert(
+      QStringLiteral("ASAN_OPTIONS"),
+      environment.value(QStringLiteral("ASAN_OPTIONS")) + QStringLiteral(":detect_leaks=0"));
 #endif
   process.setProcessEnvironment(environment);
   process.start(program, arguments);
@@ -246,6 +246,21 @@ TEST(AppState, CorruptModelExitsTwoNamingTheFileOnce) {
   const QString err = QString::fromUtf8(run.err);
   EXPECT_EQ(err.count(path), 1) << err.toStdString();
   EXPECT_FALSE(QFile::exists(Scratch().filePath(QStringLiteral("x.json"))));
+}
+
+// An int8 model opens but cannot train: the dump says so and why, and the banner shows it.
+TEST(AppState, UntrainableModelSaysWhyAndExitsZero) {
+  TS_REQUIRE_FIXTURES();
+  const QString model = QString::fromStdString(testing::ModelsDir()) +
+                        QStringLiteral("/tflite/hello_world_int8.tflite");
+  const QJsonObject state = StateOf({model, QStringLiteral("--steps"), QStringLiteral("2")});
+  EXPECT_FALSE(state[QStringLiteral("training_available")].toBool(true));
+  const QString reason = state[QStringLiteral("training_unavailable_reason")].toString();
+  EXPECT_TRUE(reason.contains(QStringLiteral("INT8"))) << reason.toStdString();
+  EXPECT_EQ(reason.count(model), 1) << reason.toStdString();
+  const QJsonArray notices = state[QStringLiteral("notices")].toArray();
+  ASSERT_EQ(notices.size(), 1);
+  EXPECT_TRUE(notices[0].toString().contains(QStringLiteral("INT8")));
 }
 
 TEST(AppState, HelpAndVersionNeedNoDisplay) {

@@ -17,10 +17,10 @@
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
 #include "ui/session/trainability.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
-#include "ui/views/training_setup_dialog.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
+#include "ui/widgets/setup/training_setup_dialog.h"
 
 namespace trainscope {
 namespace {
@@ -70,7 +70,8 @@ SessionFiles DemoSessionFiles() {
   return {};
 }
 
-AppController::AppController(MainWindow* window, std::shared_ptr<TraceStore> store, QObject* parent)
+AppController::AppController(MainWindow* window, std::shared_ptr<SessionStore> store,
+                             QObject* parent)
     : QObject(parent), window_(window), store_(std::move(store)) {
   connect(window_, &MainWindow::openRequested, this, &AppController::openModel);
   connect(window_->layersPanel(), &LayersPanel::trainabilityApplied, this,
@@ -144,7 +145,7 @@ void AppController::describeBuiltinData(const QString& model_path, const Subgrap
 }
 
 Status AppController::buildData(const Subgraph& main, const TrainingSetupRequest& setup,
-                                EmbeddedSetup* data) const {
+                                LocalSetup* data) const {
   const TrainingOptions& o = setup.options;
   const size_t outputs = cli::OutputElementCount(main);
   const size_t loss_floats = TargetElementCount(o.loss, outputs);
@@ -261,12 +262,12 @@ Status AppController::load(const QString& model_path, Model model,
                               qPrintable(messages.join(QLatin1Char(' ')))),
                 model_path);
   }
-  EmbeddedSetup embedded;
+  LocalSetup embedded;
   embedded.options = setup.options;
   if (ValidateTrainabilityConfig(main, trainability).ok()) embedded.trainability = trainability;
   Status status = buildData(main, setup, &embedded);
   if (!status.ok()) return fail(std::move(status), model_path);
-  auto source = std::make_unique<EmbeddedEventSource>(store_);
+  auto source = std::make_unique<LocalEventSource>(store_);
   const Graph graph = model.graph();
   const TrainabilityConfig applied = embedded.trainability;
   status = source->load(std::move(model), std::move(embedded), QFileInfo(model_path).fileName());

@@ -2,7 +2,7 @@
 //
 // AppController: what the desktop app does when it opens a model. It loads the model and its
 // training data (the files given, or - for a model opened alone - random samples of the right
-// shape, announced in the messages), starts an EmbeddedEventSource on it, and connects the main
+// shape, announced in the messages), starts an LocalEventSource on it, and connects the main
 // window: graph, layers panel estimates (exact plans, computed per edit), onert-micro difference
 // warnings per operator, recent files and File > Open.
 //
@@ -27,8 +27,8 @@ class QAction;
 
 #include "app/common/training_args.h"
 #include "engine/core/status.h"
-#include "ui/embedded/embedded_event_source.h"
-#include "ui/session/trace_store.h"
+#include "ui/session/session_store.h"
+#include "ui/session/sources/local_event_source.h"
 #include "ui/session/training_setup.h"
 
 namespace trainscope {
@@ -54,14 +54,14 @@ class AppController : public QObject {
   Q_OBJECT
 
  public:
-  AppController(MainWindow* window, std::shared_ptr<TraceStore> store, QObject* parent = nullptr);
+  AppController(MainWindow* window, std::shared_ptr<SessionStore> store, QObject* parent = nullptr);
   ~AppController() override;
 
   // Opens `files`. Without `resolve` the setup remembered for the model is used, else the one
   // every program starts from (cli::DefaultTrainingSetup); with it (the command line's training
   // options) that setup, and nothing remembered.
   Status open(const SessionFiles& files, const SetupResolver& resolve = {});
-  EmbeddedEventSource* source() const { return source_.get(); }
+  LocalEventSource* source() const { return source_.get(); }
   // The setup the running session was loaded with; what the dialog shows.
   const TrainingSetupRequest& currentSetup() const { return setup_; }
   const QString& modelPath() const { return model_path_; }
@@ -87,8 +87,7 @@ class AppController : public QObject {
   // Sample count and test set of the built-in data (demo files or random samples).
   void describeBuiltinData(const QString& model_path, const Subgraph& main,
                            TrainingSetupRequest* setup) const;
-  Status buildData(const Subgraph& main, const TrainingSetupRequest& setup,
-                   EmbeddedSetup* data) const;
+  Status buildData(const Subgraph& main, const TrainingSetupRequest& setup, LocalSetup* data) const;
   Status load(const QString& model_path, Model model, const TrainingSetupRequest& setup,
               const TrainabilityConfig& trainability);
   Status fail(Status status, const QString& model_path);
@@ -96,8 +95,8 @@ class AppController : public QObject {
                            const TrainingSetupRequest& setup) const;
 
   MainWindow* window_;
-  std::shared_ptr<TraceStore> store_;
-  std::unique_ptr<EmbeddedEventSource> source_;
+  std::shared_ptr<SessionStore> store_;
+  std::unique_ptr<LocalEventSource> source_;
   QString model_path_;
   TrainingSetupRequest setup_;
   QAction* setup_action_ = nullptr;

@@ -21,10 +21,10 @@
 #include "app/common/training_args.h"
 #include "app/gui/app_controller.h"
 #include "app/gui/state_dump.h"
-#include "ui/device/device_session_controller.h"
-#include "ui/replay/replay_controller.h"
-#include "ui/session/trace_snapshot.h"
-#include "ui/views/main_window.h"
+#include "ui/controllers/device_session_controller.h"
+#include "ui/controllers/replay_controller.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/widgets/main_window/main_window.h"
 
 using trainscope::AppController;
 using trainscope::MainWindow;
@@ -47,8 +47,8 @@ void PreferOffscreenWhenHeadless(int argc, char* argv[]) {
 }
 
 // The dump's run: exactly `steps` optimizer steps, one stepBatch() after another.
-void RunSteps(trainscope::EventSource* source, const trainscope::TraceStore& store, uint64_t steps,
-              const std::function<void()>& done) {
+void RunSteps(trainscope::EventSource* source, const trainscope::SessionStore& store,
+              uint64_t steps, const std::function<void()>& done) {
   auto* poll = new QTimer(source);
   QObject::connect(poll, &QTimer::timeout, source, [=, &store] {
     const uint64_t completed = store.snapshot()->progress.last_optimizer_step;
@@ -142,7 +142,7 @@ int main(int argc, char* argv[]) {
     }
   }
 
-  auto store = std::make_shared<trainscope::TraceStore>();
+  auto store = std::make_shared<trainscope::SessionStore>();
   MainWindow window;
   window.setStore(store);
   AppController controller(&window, store);

@@ -6,10 +6,10 @@
 
 #include "app/common/cli_util.h"
 #include "app/gui/app_controller.h"
-#include "ui/session/trace_snapshot.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 namespace {
@@ -33,7 +33,7 @@ QJsonArray Notices(const MainWindow& window) {
 }  // namespace
 
 QJsonObject DescribeState(const MainWindow& window, const AppController& controller,
-                          const TraceSnapshot& snapshot) {
+                          const SessionSnapshot& snapshot) {
   const TrainingOptions& options = controller.currentSetup().options;
   const QJsonObject setup{
       {QStringLiteral("optimizer"), QLatin1String(OptimizerName(options.optimizer))},

@@ -21,10 +21,10 @@ namespace trainscope {
 
 class AppController;
 class MainWindow;
-struct TraceSnapshot;
+struct SessionSnapshot;
 
 QJsonObject DescribeState(const MainWindow& window, const AppController& controller,
-                          const TraceSnapshot& snapshot);
+                          const SessionSnapshot& snapshot);
 
 // A model that could not be opened for training, named with the reason.
 QJsonObject DescribeUnavailable(const MainWindow& window, const QString& reason);

@@ -23,19 +23,19 @@
 #include "app/gui/app_controller.h"
 #include "engine/model/opcodes.h"
 #include "engine/plan/train_config_file.h"
-#include "ui/session/trace_snapshot.h"
-#include "ui/views/format.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/layers_model.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/widgets/common/format.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/layers/layers_model.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 
 // A window, its store and the controller that opened the demo in it: what main() builds.
 struct DemoSession {
-  std::shared_ptr<TraceStore> store = std::make_shared<TraceStore>();
+  std::shared_ptr<SessionStore> store = std::make_shared<SessionStore>();
   MainWindow window;
   AppController controller{&window, store};
 
@@ -249,7 +249,7 @@ class AppSessionTest : public QObject {
              FormatBytes(static_cast<uint64_t>(report.value(QLatin1String(key)).toInteger())));
   }
 
-  static QString appliedMessage(const TraceStore& store) {
+  static QString appliedMessage(const SessionStore& store) {
     for (const StatusMessage& message : *store.snapshot()->messages) {
       if (message.text.startsWith(QStringLiteral("trainability applied"))) return message.text;
     }

@@ -17,10 +17,10 @@
 #include <QTimer>
 
 #include "app/gui/app_controller.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
-#include "ui/views/training_setup_dialog.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/setup/training_setup_dialog.h"
 
 namespace trainscope {
 
@@ -32,7 +32,7 @@ class AppTrainingSetupTest : public QObject {
     QVERIFY(dir_.isValid());
     demo_ = DemoSessionFiles();
     QVERIFY2(!demo_.model.isEmpty(), "the generated demo is missing");
-    store_ = std::make_shared<TraceStore>();
+    store_ = std::make_shared<SessionStore>();
     window_ = std::make_unique<MainWindow>();
     window_->setStore(store_);
     controller_ = std::make_unique<AppController>(window_.get(), store_);
@@ -69,7 +69,7 @@ class AppTrainingSetupTest : public QObject {
     LayersPanel* panel = window_->layersPanel();
     panel->lastNSpinBox()->setValue(2);
     panel->apply();
-    const EmbeddedEventSource* before = controller_->source();
+    const LocalEventSource* before = controller_->source();
 
     TrainingSetupRequest setup = filesSetup(20);
     QVERIFY(controller_->applySetup(setup).ok());
@@ -87,7 +87,7 @@ class AppTrainingSetupTest : public QObject {
     QCOMPARE(recalled.options.batch_size, 4u);
     QCOMPARE(recalled.data.target, setup.data.target);
     MainWindow window;
-    AppController again(&window, std::make_shared<TraceStore>());
+    AppController again(&window, std::make_shared<SessionStore>());
     SessionFiles model_only;
     model_only.model = demo_.model;
     QVERIFY(again.open(model_only).ok());
@@ -96,7 +96,7 @@ class AppTrainingSetupTest : public QObject {
   }
 
   void aRefusedSetupKeepsTheRunningSession() {
-    const EmbeddedEventSource* before = controller_->source();
+    const LocalEventSource* before = controller_->source();
     const TrainingSetupRequest running = controller_->currentSetup();
     TrainingSetupRequest setup = filesSetup(20);
     setup.options.batch_size = 21;
@@ -166,7 +166,7 @@ class AppTrainingSetupTest : public QObject {
 
   QTemporaryDir dir_;
   SessionFiles demo_;
-  std::shared_ptr<TraceStore> store_;
+  std::shared_ptr<SessionStore> store_;
   std::unique_ptr<MainWindow> window_;
   std::unique_ptr<AppController> controller_;
 };

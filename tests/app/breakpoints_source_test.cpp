@@ -12,9 +12,9 @@
 
 #include "tests/app/wait_for.h"
 #include "tests/engine/exec/test_models.h"
-#include "ui/embedded/embedded_event_source.h"
-#include "ui/session/trace_snapshot.h"
-#include "ui/session/trace_store.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/session/session_store.h"
+#include "ui/session/sources/local_event_source.h"
 
 namespace trainscope {
 namespace {
@@ -28,7 +28,7 @@ class BreakpointSourceTest : public ::testing::Test {
   // Ops of ConvNet(): 0 CONV_2D, 1 MAX_POOL_2D, 2 RESHAPE, 3 FC, 4 FC, 5 SOFTMAX; backward runs
   // 5, 4, 3, ...
   void Load(DataSet data) {
-    EmbeddedSetup setup;
+    LocalSetup setup;
     setup.options.loss = LossKind::kSparseCrossEntropy;
     setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
     setup.options.epochs = 100000;  // runs until stopped
@@ -40,7 +40,7 @@ class BreakpointSourceTest : public ::testing::Test {
   void TearDown() override { source_.stop(); }
 
   // Starts or continues, then waits for the next hit and the pause that follows it.
-  std::shared_ptr<const TraceSnapshot> RunToHit() {
+  std::shared_ptr<const SessionSnapshot> RunToHit() {
     const uint64_t hits = source_.breakpointHitCount();
     if (source_.state() == EventSource::State::kPaused) {
       source_.resume();
@@ -53,8 +53,8 @@ class BreakpointSourceTest : public ::testing::Test {
     return store_->snapshot();
   }
 
-  std::shared_ptr<TraceStore> store_ = std::make_shared<TraceStore>();
-  EmbeddedEventSource source_{store_};
+  std::shared_ptr<SessionStore> store_ = std::make_shared<SessionStore>();
+  LocalEventSource source_{store_};
   Graph graph_;
 };
 

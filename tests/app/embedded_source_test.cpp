@@ -9,9 +9,9 @@
 
 #include "tests/app/wait_for.h"
 #include "tests/engine/exec/test_models.h"
-#include "ui/embedded/embedded_event_source.h"
-#include "ui/session/trace_snapshot.h"
-#include "ui/session/trace_store.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/session/session_store.h"
+#include "ui/session/sources/local_event_source.h"
 
 namespace trainscope {
 namespace {
@@ -23,7 +23,7 @@ using testing::WaitFor;
 class EmbeddedSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    EmbeddedSetup setup;
+    LocalSetup setup;
     setup.options.loss = LossKind::kSparseCrossEntropy;
     setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
     setup.options.epochs = 100000;  // runs until stopped
@@ -32,15 +32,15 @@ class EmbeddedSourceTest : public ::testing::Test {
   }
   void TearDown() override { source_.stop(); }
 
-  std::shared_ptr<const TraceSnapshot> Pause() {
+  std::shared_ptr<const SessionSnapshot> Pause() {
     source_.pause();
     EXPECT_TRUE(WaitFor([&] { return source_.state() == EventSource::State::kPaused; }));
     std::this_thread::sleep_for(20ms);  // a paused worker publishes nothing more
     return store_->snapshot();
   }
 
-  std::shared_ptr<TraceStore> store_ = std::make_shared<TraceStore>();
-  EmbeddedEventSource source_{store_};
+  std::shared_ptr<SessionStore> store_ = std::make_shared<SessionStore>();
+  LocalEventSource source_{store_};
 };
 
 TEST_F(EmbeddedSourceTest, TrainsOnAWorkerThreadAndPublishesEvents) {

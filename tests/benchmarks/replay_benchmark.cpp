@@ -20,10 +20,10 @@
 
 #include "serial/protocol/messages.h"
 #include "tests/engine/exec/test_models.h"
-#include "ui/embedded/embedded_event_source.h"
-#include "ui/replay/replay_event_source.h"
-#include "ui/replay/trace_recorder.h"
-#include "ui/session/trace_store.h"
+#include "ui/session/session_store.h"
+#include "ui/session/sources/local_event_source.h"
+#include "ui/session/sources/replay_event_source.h"
+#include "ui/session/sources/trace_recorder.h"
 
 namespace trainscope {
 namespace {
@@ -45,9 +45,9 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 }
 
 QString RecordRun(const QString& dir, uint32_t epochs) {
-  auto live = std::make_shared<TraceStore>();
-  EmbeddedEventSource source(live);
-  EmbeddedSetup setup;
+  auto live = std::make_shared<SessionStore>();
+  LocalEventSource source(live);
+  LocalSetup setup;
   setup.options.loss = LossKind::kSparseCrossEntropy;
   setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
   setup.options.optimizer = OptimizerKind::kAdam;
@@ -84,7 +84,7 @@ int Run(uint32_t epochs) {
   const double trace_mb = static_cast<double>(QFileInfo(path).size()) / (1 << 20);
 
   const long anon_before = StatusKib("RssAnon");
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   ReplayEventSource replay(store);
   auto start = std::chrono::steady_clock::now();
   const Status opened = replay.open(path);

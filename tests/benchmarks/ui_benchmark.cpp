@@ -37,13 +37,13 @@
 #include "engine/memory/memory_report.h"
 #include "engine/model/model.h"
 #include "tests/common/chain_model.h"
-#include "ui/session/trace_snapshot.h"
+#include "ui/session/session_snapshot.h"
 #include "ui/session/trainability.h"
-#include "ui/views/gradients_view.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/loss_view.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
+#include "ui/widgets/gradients/gradients_view.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/loss/loss_view.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 namespace {
@@ -104,7 +104,7 @@ double ThreadCpuSeconds() {
 
 // What main() builds: a window sharing a store with the controller that opens models in it.
 struct AppSession {
-  std::shared_ptr<TraceStore> store = std::make_shared<TraceStore>();
+  std::shared_ptr<SessionStore> store = std::make_shared<SessionStore>();
   MainWindow window;
   AppController controller{&window, store};
 

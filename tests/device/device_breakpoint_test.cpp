@@ -17,9 +17,9 @@
 #include "engine/model/opcodes.h"
 #include "serial/agent/control_state.h"
 #include "tests/cli/board_sim_process.h"
-#include "ui/device/device_breakpoints.h"
-#include "ui/device/device_event_source.h"
-#include "ui/session/trace_snapshot.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/session/sources/device_breakpoints.h"
+#include "ui/session/sources/device_event_source.h"
 
 namespace trainscope {
 namespace {
@@ -60,7 +60,7 @@ struct SignalLog {
   }
 };
 
-bool StoreHasMessage(const TraceStore& store, const QString& text) {
+bool StoreHasMessage(const SessionStore& store, const QString& text) {
   const auto snapshot = store.snapshot();
   for (const StatusMessage& message : *snapshot->messages) {
     if (message.text == text) return true;
@@ -257,7 +257,7 @@ class DeviceBreakpointTest : public QObject {
     const Graph& graph = demo.graph();
     const uint32_t n = static_cast<uint32_t>(graph.main().operators.size());
 
-    auto store = std::make_shared<TraceStore>();
+    auto store = std::make_shared<SessionStore>();
     DeviceEventSource source(store);
     SignalLog log(&source);
     QVERIFY(source.open(sim.endpoint()).ok());
@@ -318,7 +318,7 @@ class DeviceBreakpointTest : public QObject {
   void onTheBoardSimAGradientThresholdNamesTheTensor() {
     BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0")});
     QVERIFY2(sim.started(), qPrintable(sim.error()));
-    DeviceEventSource source(std::make_shared<TraceStore>());
+    DeviceEventSource source(std::make_shared<SessionStore>());
     SignalLog log(&source);
     QVERIFY(source.open(sim.endpoint()).ok());
     QTRY_VERIFY_WITH_TIMEOUT(source.hasModel(), kWaitMs);

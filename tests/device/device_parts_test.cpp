@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "tests/cli/board_sim_process.h"
-#include "ui/device/announced_model.h"
-#include "ui/device/connect_dialog.h"
-#include "ui/device/device_session_controller.h"
-#include "ui/device/link_health_panel.h"
+#include "ui/controllers/device_session_controller.h"
+#include "ui/session/announced_model.h"
 #include "ui/session/trainability.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
+#include "ui/widgets/device/connect_dialog.h"
+#include "ui/widgets/device/link_health_panel.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
 
 namespace trainscope {
 namespace {
@@ -48,12 +48,12 @@ wire::ModelAnnounceMessage Announce(uint64_t hash, uint32_t op_count, uint32_t f
 
 // A window with the device controller installed, searching the bundled demo for model files.
 struct DeviceWindow {
-  DeviceWindow() : store(std::make_shared<TraceStore>()), controller(store) {
+  DeviceWindow() : store(std::make_shared<SessionStore>()), controller(store) {
     window.setStore(store);
     controller.setModelSearchPaths({QStringLiteral(TRAINSCOPE_DEMO_DIR)});
     controller.install(&window);
   }
-  std::shared_ptr<TraceStore> store;
+  std::shared_ptr<SessionStore> store;
   MainWindow window;
   DeviceSessionController controller;
 };

@@ -15,8 +15,8 @@
 #include "serial/protocol/message_router.h"
 #include "serial/trace/trace_file.h"
 #include "tests/cli/board_sim_process.h"
-#include "ui/device/device_event_source.h"
-#include "ui/session/trace_snapshot.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/session/sources/device_event_source.h"
 
 namespace trainscope {
 namespace {
@@ -32,7 +32,7 @@ uint64_t BackwardSteps(const DeviceEventSource& source) {
   return source.health().backward_steps;
 }
 
-bool StoreHasMessage(const TraceStore& store, const QString& part) {
+bool StoreHasMessage(const SessionStore& store, const QString& part) {
   const auto snapshot = store.snapshot();
   for (const StatusMessage& message : *snapshot->messages) {
     if (message.text.contains(part)) return true;
@@ -122,7 +122,7 @@ class DeviceSessionTest : public QObject {
     const QString endpoint = sim->endpoint();
     const QString port = endpoint.section(QLatin1Char(':'), -1);
 
-    auto store = std::make_shared<TraceStore>();
+    auto store = std::make_shared<SessionStore>();
     DeviceEventSource source(store);
     QSignalSpy errors(&source, &EventSource::errorOccurred);
     const Status opened = source.open(endpoint, trace);
@@ -204,7 +204,7 @@ class DeviceSessionTest : public QObject {
   void overAPtyStepsPauseAndFollowTheBoardToANewPath() {
     auto sim = std::make_unique<BoardSimProcess>(QStringList{QStringLiteral("--pty")});
     QVERIFY2(sim->started(), qPrintable(sim->error()));
-    auto store = std::make_shared<TraceStore>();
+    auto store = std::make_shared<SessionStore>();
     DeviceEventSource source(store);
     const Status opened = source.open(sim->endpoint());
     QVERIFY2(opened.ok(), opened.message());
@@ -227,7 +227,7 @@ class DeviceSessionTest : public QObject {
   void aRefusedCommandBecomesAnErrorWithTheBoardsReason() {
     BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0")});
     QVERIFY2(sim.started(), qPrintable(sim.error()));
-    DeviceEventSource source(std::make_shared<TraceStore>());
+    DeviceEventSource source(std::make_shared<SessionStore>());
     QSignalSpy errors(&source, &EventSource::errorOccurred);
     QVERIFY(source.open(sim.endpoint()).ok());
     QTRY_VERIFY_WITH_TIMEOUT(source.hasModel(), kWaitMs);
@@ -240,7 +240,7 @@ class DeviceSessionTest : public QObject {
   }
 
   void commandsWithoutALinkFailAtOnce() {
-    DeviceEventSource source(std::make_shared<TraceStore>());
+    DeviceEventSource source(std::make_shared<SessionStore>());
     QSignalSpy errors(&source, &EventSource::errorOccurred);
     source.pause();
     QCOMPARE(errors.count(), 1);

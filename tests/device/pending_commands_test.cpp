@@ -5,7 +5,7 @@
 // sleeps.
 #include <QtTest>
 
-#include "ui/device/pending_commands.h"
+#include "ui/session/sources/pending_commands.h"
 
 namespace trainscope {
 namespace {

@@ -6,9 +6,9 @@
 
 #include "engine/exec/trainer.h"
 #include "tests/replay/recording_fixture.h"
-#include "ui/replay/compare_data.h"
-#include "ui/replay/compare_window.h"
-#include "ui/views/qcustomplot_include.h"
+#include "ui/session/sources/compare_data.h"
+#include "ui/widgets/common/qcustomplot_include.h"
+#include "ui/widgets/replay/compare_window.h"
 
 namespace trainscope {
 namespace {
@@ -53,7 +53,7 @@ RecordedRun* CompareTest::all_ = nullptr;
 RecordedRun* CompareTest::last_ = nullptr;
 
 TEST_F(CompareTest, DifferentTrainabilityGivesThePlannedDifferentPeaks) {
-  std::shared_ptr<const TraceSnapshot> a, b;
+  std::shared_ptr<const SessionSnapshot> a, b;
   ASSERT_TRUE(LoadTraceSnapshot(all_->path, &a).ok());
   ASSERT_TRUE(LoadTraceSnapshot(last_->path, &b).ok());
   const TraceComparison c = CompareSnapshots(*a, *b);
@@ -72,7 +72,7 @@ TEST_F(CompareTest, DifferentTrainabilityGivesThePlannedDifferentPeaks) {
 }
 
 TEST_F(CompareTest, LayersAreTheUnionWithNormsFromEachSession) {
-  std::shared_ptr<const TraceSnapshot> a, b;
+  std::shared_ptr<const SessionSnapshot> a, b;
   ASSERT_TRUE(LoadTraceSnapshot(all_->path, &a).ok());
   ASSERT_TRUE(LoadTraceSnapshot(last_->path, &b).ok());
   const TraceComparison c = CompareSnapshots(*a, *b);
@@ -96,7 +96,7 @@ TEST_F(CompareTest, LayersAreTheUnionWithNormsFromEachSession) {
 }
 
 TEST_F(CompareTest, LossDifferenceIsZeroAgainstItself) {
-  std::shared_ptr<const TraceSnapshot> a;
+  std::shared_ptr<const SessionSnapshot> a;
   ASSERT_TRUE(LoadTraceSnapshot(all_->path, &a).ok());
   const TraceComparison c = CompareSnapshots(*a, *a);
   ASSERT_EQ(c.loss_a.size(), 12u);

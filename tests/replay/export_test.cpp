@@ -18,18 +18,18 @@
 #include <cstdio>
 
 #include "tests/replay/recording_fixture.h"
-#include "ui/replay/replay_controller.h"
-#include "ui/replay/replay_event_source.h"
-#include "ui/replay/replay_timeline.h"
-#include "ui/views/gradients_view.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/layers_model.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/loss_view.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
-#include "ui/views/qcustomplot_include.h"
-#include "ui/views/view_export.h"
+#include "ui/controllers/replay_controller.h"
+#include "ui/session/sources/replay_event_source.h"
+#include "ui/widgets/common/qcustomplot_include.h"
+#include "ui/widgets/common/view_export.h"
+#include "ui/widgets/gradients/gradients_view.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/layers/layers_model.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/loss/loss_view.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
+#include "ui/widgets/replay/replay_timeline.h"
 
 namespace trainscope {
 namespace {
@@ -108,7 +108,7 @@ class ExportTest : public testing::RecordedRunTest<ExportTest> {
   }
   void TearDown() override { window_.setEventSource(nullptr); }
 
-  std::shared_ptr<TraceStore> store_ = std::make_shared<TraceStore>();
+  std::shared_ptr<SessionStore> store_ = std::make_shared<SessionStore>();
   ReplayEventSource replay_{store_};
   MainWindow window_;
   QTemporaryDir out_;
@@ -186,7 +186,7 @@ TEST_F(ExportTest, GradientStatsCsvHasOneRowPerTrainedTensorOfTheLatestStep) {
 
 TEST_F(ExportTest, ControllerAddsMenusAndReplaysATraceIntoTheWindow) {
   window_.setEventSource(nullptr);
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   MainWindow window;
   window.setStore(store);
   ReplayController controller(store);
@@ -224,7 +224,7 @@ TEST_F(ExportTest, ReplayShowsTheModelWhoseHashMatchesTheTrace) {
   ASSERT_TRUE(decoy.open(QIODevice::WriteOnly));
   decoy.write(reinterpret_cast<const char*>(changed.data()), static_cast<qint64>(changed.size()));
   decoy.close();
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   MainWindow window;
   window.setStore(store);
   ReplayController controller(store);
@@ -245,9 +245,9 @@ TEST_F(ExportTest, ReplayShowsTheModelWhoseHashMatchesTheTrace) {
 
 TEST_F(ExportTest, ControllerRecordsTheEmbeddedSessionOfTheWindow) {
   window_.setEventSource(nullptr);
-  auto store = std::make_shared<TraceStore>();
-  EmbeddedEventSource embedded(store);
-  EmbeddedSetup setup;
+  auto store = std::make_shared<SessionStore>();
+  LocalEventSource embedded(store);
+  LocalSetup setup;
   setup.train = testing::ConvNetData(4);
   setup.options.loss = LossKind::kSparseCrossEntropy;
   ASSERT_TRUE(embedded.load(testing::ConvNet(), setup, QStringLiteral("convnet.circle")).ok());
@@ -275,7 +275,7 @@ TEST_F(ExportTest, ControllerRecordsTheEmbeddedSessionOfTheWindow) {
     EXPECT_EQ(index.optimizer_steps.size(), 1u);
     EXPECT_EQ(index.backward_ends.size(), 6u);
     // A session the window gets later (a new model, a new setup) is recorded to a file of its own.
-    EmbeddedEventSource next(store);
+    LocalEventSource next(store);
     ASSERT_TRUE(next.load(testing::ConvNet(), setup, QStringLiteral("next.circle")).ok());
     window.setEventSource(&next);
     ASSERT_NE(next.recorder(), nullptr);

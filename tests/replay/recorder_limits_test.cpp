@@ -16,11 +16,11 @@
 #include <string>
 
 #include "tests/replay/recording_fixture.h"
-#include "ui/replay/replay_controller.h"
-#include "ui/replay/replay_event_source.h"
-#include "ui/replay/trace_event_reader.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
+#include "ui/controllers/replay_controller.h"
+#include "ui/session/sources/replay_event_source.h"
+#include "ui/session/sources/trace_event_reader.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
 
 namespace trainscope {
 namespace {
@@ -115,7 +115,7 @@ TEST_F(RecorderLimitsTest, ReplayShowsTheTrainabilityInForceAtItsPosition) {
   EXPECT_EQ(*TrainedOpsAt(index, index.optimizer_steps[2] - 1), first);
   EXPECT_EQ(*TrainedOpsAt(index, index.eventCount()), second);
 
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   MainWindow window;
   window.setStore(store);
   ReplayController controller(store);
@@ -256,7 +256,7 @@ TEST_F(RecorderLimitsTest, CapSettingIsReadInMegabytes) {
   settings.remove(QStringLiteral("recording/maxMegabytes"));
 }
 
-size_t CountMessagesContaining(const TraceStore& store, const QString& needle) {
+size_t CountMessagesContaining(const SessionStore& store, const QString& needle) {
   size_t count = 0;
   for (const StatusMessage& message : *store.snapshot()->messages) {
     if (message.level == MessageLevel::kWarning && message.text.contains(needle)) ++count;
@@ -265,9 +265,9 @@ size_t CountMessagesContaining(const TraceStore& store, const QString& needle) {
 }
 
 TEST_F(RecorderLimitsTest, ControllerWarnsOnceWhenTheCapEndsARecording) {
-  auto store = std::make_shared<TraceStore>();
-  EmbeddedEventSource embedded(store);
-  EmbeddedSetup setup;
+  auto store = std::make_shared<SessionStore>();
+  LocalEventSource embedded(store);
+  LocalSetup setup;
   setup.train = testing::ConvNetData(4);
   setup.options.loss = LossKind::kSparseCrossEntropy;
   setup.options.batch_size = 1;

@@ -15,10 +15,10 @@
 #include <thread>
 
 #include "tests/engine/exec/test_models.h"
-#include "ui/embedded/embedded_event_source.h"
-#include "ui/replay/trace_index.h"
-#include "ui/replay/trace_recorder.h"
-#include "ui/session/trace_store.h"
+#include "ui/session/session_store.h"
+#include "ui/session/sources/local_event_source.h"
+#include "ui/session/sources/trace_index.h"
+#include "ui/session/sources/trace_recorder.h"
 
 namespace trainscope::testing {
 
@@ -48,7 +48,7 @@ class TeeRecorder final : public BatchRecorder {
 
 struct RecordedRun {
   QString path;
-  std::shared_ptr<TraceStore> live;
+  std::shared_ptr<SessionStore> live;
   EventBatch published;  // every event the source published after the recorder was attached
   Status recorder_status;
   uint64_t model_hash = 0;
@@ -87,9 +87,9 @@ inline RecordedRun RecordConvNetRun(const QString& dir, const QString& name,
                                     TrainabilityConfig trainability = TrainabilityConfig(),
                                     uint32_t epochs = 2) {
   RecordedRun run;
-  run.live = std::make_shared<TraceStore>();
-  EmbeddedEventSource source(run.live);
-  EmbeddedSetup setup;
+  run.live = std::make_shared<SessionStore>();
+  LocalEventSource source(run.live);
+  LocalSetup setup;
   setup.options.loss = LossKind::kSparseCrossEntropy;
   setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
   setup.options.optimizer = OptimizerKind::kAdam;

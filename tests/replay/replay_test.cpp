@@ -9,8 +9,8 @@
 #include <random>
 
 #include "tests/replay/recording_fixture.h"
-#include "ui/replay/replay_event_source.h"
-#include "ui/session/trace_snapshot.h"
+#include "ui/session/session_snapshot.h"
+#include "ui/session/sources/replay_event_source.h"
 
 namespace trainscope {
 namespace {
@@ -19,7 +19,7 @@ using testing::RecordConvNetRun;
 using testing::RecordedRun;
 
 // Everything the views read that the wire carries (durations are left out: the wire rounds them).
-void ExpectSameSnapshot(const TraceSnapshot& a, const TraceSnapshot& b) {
+void ExpectSameSnapshot(const SessionSnapshot& a, const SessionSnapshot& b) {
   EXPECT_EQ(a.progress.epoch, b.progress.epoch);
   EXPECT_EQ(a.progress.optimizer_step, b.progress.optimizer_step);
   EXPECT_EQ(a.progress.last_optimizer_step, b.progress.last_optimizer_step);
@@ -98,7 +98,7 @@ TEST_F(ReplayTest, RecordingWritesTheWireStreamOfTheWholeRun) {
 }
 
 TEST_F(ReplayTest, ReplayedStoreEqualsTheLiveStore) {
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   ReplayEventSource replay(store);
   ASSERT_TRUE(replay.open(run_->path).ok());
   EXPECT_EQ(replay.position(), 0u);
@@ -110,10 +110,10 @@ TEST_F(ReplayTest, ReplayedStoreEqualsTheLiveStore) {
 }
 
 TEST_F(ReplayTest, SeekingToAStepEqualsSteppingThere) {
-  auto stepped_store = std::make_shared<TraceStore>();
+  auto stepped_store = std::make_shared<SessionStore>();
   ReplayEventSource stepped(stepped_store);
   ASSERT_TRUE(stepped.open(run_->path).ok());
-  auto seeked_store = std::make_shared<TraceStore>();
+  auto seeked_store = std::make_shared<SessionStore>();
   ReplayEventSource seeked(seeked_store);
   ASSERT_TRUE(seeked.open(run_->path).ok());
   seeked.seekToBackwardStep(seeked.totalBackwardSteps());  // then back: a rebuild
@@ -131,7 +131,7 @@ TEST_F(ReplayTest, SeekingToAStepEqualsSteppingThere) {
 }
 
 TEST_F(ReplayTest, StepCommandsStopAtTheirBoundaries) {
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   ReplayEventSource replay(store);
   ASSERT_TRUE(replay.open(run_->path).ok());
   replay.stepSample();
@@ -145,7 +145,7 @@ TEST_F(ReplayTest, StepCommandsStopAtTheirBoundaries) {
 }
 
 TEST_F(ReplayTest, PlayingRunsToTheEndAtTheChosenSpeed) {
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   ReplayEventSource replay(store);
   ASSERT_TRUE(replay.open(run_->path).ok());
   replay.setSpeed(1000.0);
@@ -228,7 +228,7 @@ TEST_F(ReplayTest, NotATraceIsRefusedAndKeepsThePreviousTrace) {
   ASSERT_TRUE(file.open(QIODevice::WriteOnly));
   file.write("hello, not a trace at all, definitely longer than a header");
   file.close();
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   ReplayEventSource replay(store);
   ASSERT_TRUE(replay.open(run_->path).ok());
   const Status status = replay.open(bogus);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tests/replay/recording_fixture.h"
-#include "ui/replay/trace_event_reader.h"
+#include "ui/session/sources/trace_event_reader.h"
 
 namespace trainscope {
 namespace {

@@ -17,11 +17,11 @@
 #include <QTest>
 
 #include "tests/engine/exec/test_models.h"
-#include "ui/embedded/embedded_event_source.h"
-#include "ui/views/breakpoints_panel.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
+#include "ui/session/sources/local_event_source.h"
+#include "ui/widgets/breakpoints/breakpoints_panel.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 
@@ -74,7 +74,7 @@ class BreakpointsWindowTest : public QObject {
   void init() {
     graph_ = testing::ConvNet().graph();
     QVERIFY(!graph_.subgraphs.empty());
-    store_ = std::make_shared<TraceStore>();
+    store_ = std::make_shared<SessionStore>();
   }
 
   void panelEditsEmitTheWholeSet() {
@@ -186,8 +186,8 @@ class BreakpointsWindowTest : public QObject {
 
   void embeddedRunPausesAtTheOpAndTheStatusBarSaysWhy() {
     MainWindow window;
-    EmbeddedEventSource source(store_);
-    EmbeddedSetup setup;
+    LocalEventSource source(store_);
+    LocalSetup setup;
     setup.options.loss = LossKind::kSparseCrossEntropy;
     setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
     setup.options.epochs = 100000;
@@ -208,7 +208,7 @@ class BreakpointsWindowTest : public QObject {
 
  private:
   Graph graph_;
-  std::shared_ptr<TraceStore> store_;
+  std::shared_ptr<SessionStore> store_;
 };
 
 }  // namespace trainscope

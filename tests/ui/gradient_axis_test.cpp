@@ -11,8 +11,8 @@
 #include <cmath>
 
 #include "tests/ui/test_models.h"
-#include "ui/views/gradients_view.h"
-#include "ui/views/qcustomplot_include.h"
+#include "ui/widgets/common/qcustomplot_include.h"
+#include "ui/widgets/gradients/gradients_view.h"
 
 namespace trainscope {
 namespace {
@@ -26,7 +26,7 @@ Graph MakeDeepMlp(int layers) {
 }
 
 // One optimizer step of gradient statistics for every FC weight and bias.
-void FeedGradients(const Graph& graph, TraceStore* store) {
+void FeedGradients(const Graph& graph, SessionStore* store) {
   EventBatch batch;
   const Subgraph& main = graph.main();
   for (size_t k = 0; k < main.operators.size(); ++k) {
@@ -71,7 +71,7 @@ class GradientAxisTest : public QObject {
  private Q_SLOTS:
   void sixtyTensorsShowNoOverlappingLabels() {
     const Graph graph = MakeDeepMlp(30);
-    auto store = std::make_shared<TraceStore>();
+    auto store = std::make_shared<SessionStore>();
     FeedGradients(graph, store.get());
     QCOMPARE(store->snapshot()->tensors.size(), size_t{60});
     GradientsView view;
@@ -110,7 +110,7 @@ class GradientAxisTest : public QObject {
 
   void aFewTensorsLieFlatAndAllShow() {
     const Graph graph = MakeDeepMlp(2);  // 4 tensors
-    auto store = std::make_shared<TraceStore>();
+    auto store = std::make_shared<SessionStore>();
     FeedGradients(graph, store.get());
     GradientsView view;
     view.setGraph(graph);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/views/graph_layout.h"
+#include "ui/widgets/graph/graph_layout.h"
 
 #include <gtest/gtest.h>
 

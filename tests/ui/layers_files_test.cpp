@@ -18,8 +18,8 @@
 #include "engine/train/training_metadata.h"
 #include "tests/ui/test_files.h"
 #include "tests/ui/test_models.h"
-#include "ui/views/format.h"
-#include "ui/views/layers_panel.h"
+#include "ui/widgets/common/format.h"
+#include "ui/widgets/layers/layers_panel.h"
 
 namespace trainscope {
 namespace {

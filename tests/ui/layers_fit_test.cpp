@@ -13,11 +13,11 @@
 #include "engine/memory/fit_search.h"
 #include "engine/memory/memory_report.h"
 #include "tests/ui/test_models.h"
-#include "ui/views/fit_summary.h"
-#include "ui/views/format.h"
-#include "ui/views/layers_model.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/qcustomplot_include.h"
+#include "ui/widgets/common/format.h"
+#include "ui/widgets/common/qcustomplot_include.h"
+#include "ui/widgets/layers/fit_summary.h"
+#include "ui/widgets/layers/layers_model.h"
+#include "ui/widgets/layers/layers_panel.h"
 
 namespace trainscope {
 namespace {

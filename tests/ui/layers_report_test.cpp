@@ -17,7 +17,7 @@
 #include "engine/plan/train_config_file.h"
 #include "tests/ui/test_files.h"
 #include "tests/ui/test_models.h"
-#include "ui/views/layers_panel.h"
+#include "ui/widgets/layers/layers_panel.h"
 
 namespace trainscope {
 namespace {

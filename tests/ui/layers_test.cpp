@@ -9,8 +9,8 @@
 #include <QTest>
 
 #include "tests/ui/test_models.h"
-#include "ui/views/layers_model.h"
-#include "ui/views/layers_panel.h"
+#include "ui/widgets/layers/layers_model.h"
+#include "ui/widgets/layers/layers_panel.h"
 
 namespace trainscope {
 

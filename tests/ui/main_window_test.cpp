@@ -14,12 +14,12 @@
 #include <QTest>
 #include <QUrl>
 
+#include "tests/common/synthetic/synthetic_event_source.h"
 #include "tests/ui/test_models.h"
-#include "ui/session/synthetic_event_source.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/layers_model.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/main_window.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/layers/layers_model.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
 
 namespace trainscope {
 
@@ -63,7 +63,7 @@ class MainWindowTest : public QObject {
   void init() {
     graph_ = testing::MakeConvNet();
     QVERIFY(!graph_.subgraphs.empty());
-    store_ = std::make_shared<TraceStore>();
+    store_ = std::make_shared<SessionStore>();
   }
 
   void debugActionsHaveTheDebuggerShortcuts() {
@@ -247,7 +247,7 @@ class MainWindowTest : public QObject {
 
  private:
   Graph graph_;
-  std::shared_ptr<TraceStore> store_;
+  std::shared_ptr<SessionStore> store_;
 };
 
 }  // namespace trainscope

@@ -18,15 +18,15 @@
 #include <map>
 
 #include "engine/model/model.h"
+#include "tests/common/synthetic/synthetic_event_source.h"
 #include "tests/ui/test_models.h"
-#include "ui/session/synthetic_event_source.h"
-#include "ui/views/gradients_view.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/layers_model.h"
-#include "ui/views/layers_panel.h"
-#include "ui/views/loss_view.h"
-#include "ui/views/main_window.h"
-#include "ui/views/memory_view.h"
+#include "ui/widgets/gradients/gradients_view.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/layers/layers_model.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/loss/loss_view.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 using namespace trainscope;
 
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const bool generated = model_path.isEmpty();
-  auto store = std::make_shared<TraceStore>();
+  auto store = std::make_shared<SessionStore>();
   MainWindow window;
   window.setThemeChoice(dark ? MainWindow::ThemeChoice::kDark : MainWindow::ThemeChoice::kLight);
   window.setStore(store);

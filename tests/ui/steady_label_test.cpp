@@ -6,7 +6,7 @@
 #include <QTest>
 #include <QWidget>
 
-#include "ui/views/steady_label.h"
+#include "ui/widgets/common/steady_label.h"
 
 namespace trainscope {
 namespace {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/session/synthetic_stream.h"
+#include "tests/common/synthetic/synthetic_stream.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "tests/ui/test_models.h"
-#include "ui/session/trace_store.h"
+#include "ui/session/session_store.h"
 
 namespace trainscope {
 namespace {
@@ -112,9 +112,9 @@ TEST(SyntheticStream, TheSameSeedGivesTheSameStream) {
 TEST(SyntheticStream, FeedsAStoreThatSeesRisingAndFallingMemory) {
   const Graph graph = testing::MakeConvNet();
   SyntheticStream stream(graph.main(), SyntheticOptions{});
-  TraceStore store;
+  SessionStore store;
   store.append(RunUntil(stream, Unit::kSampleEnd));
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   ASSERT_FALSE(snapshot->memory->ticks().empty());
   EXPECT_GT(snapshot->peakBytes(), 0u);
   EXPECT_EQ(snapshot->memory->currentBytes(), 0u);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/session/trace_store.h"
+#include "ui/session/session_store.h"
 
 #include <gtest/gtest.h>
 
@@ -22,8 +22,8 @@ MemoryEvent Free(uint32_t tick, int32_t tensor, MemoryCategory category, uint64_
   return MemoryEvent{tick, Phase::kBackward, 0, tensor, category, bytes, offset, false};
 }
 
-TEST(TraceStore, AppendsFromAnotherThreadAllArriveWhileTheGuiReads) {
-  TraceStore store;
+TEST(SessionStore, AppendsFromAnotherThreadAllArriveWhileTheGuiReads) {
+  SessionStore store;
   constexpr int kBatches = 200;
   constexpr int kLossesPerBatch = 50;
   std::atomic<bool> done{false};
@@ -40,7 +40,7 @@ TEST(TraceStore, AppendsFromAnotherThreadAllArriveWhileTheGuiReads) {
   uint64_t last_count = 0;
   uint64_t last_generation = 0;
   while (!done) {
-    std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+    std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
     EXPECT_GE(snapshot->loss->sampleCount(), last_count);
     EXPECT_GE(snapshot->generation, last_generation);
     // A snapshot never shows half a batch.
@@ -49,27 +49,27 @@ TEST(TraceStore, AppendsFromAnotherThreadAllArriveWhileTheGuiReads) {
     last_generation = snapshot->generation;
   }
   producer.join();
-  std::shared_ptr<const TraceSnapshot> final_snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> final_snapshot = store.snapshot();
   EXPECT_EQ(final_snapshot->loss->sampleCount(), uint64_t{kBatches} * kLossesPerBatch);
   EXPECT_EQ(final_snapshot->generation, uint64_t{kBatches});
   EXPECT_EQ(final_snapshot->latest_gradient_step, uint32_t{kBatches});
 }
 
-TEST(TraceStore, SnapshotStaysUnchangedWhenTheStoreMovesOn) {
-  TraceStore store;
+TEST(SessionStore, SnapshotStaysUnchangedWhenTheStoreMovesOn) {
+  SessionStore store;
   EventBatch first;
   first.add(SampleEvent{1, 1, 0, true});
   first.add(Alloc(0, 1, MemoryCategory::kInput, 64));
   first.add(LossEvent{1, 0, 0.5f});
   store.append(first);
-  std::shared_ptr<const TraceSnapshot> before = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> before = store.snapshot();
 
   EventBatch second;
   second.add(Alloc(1, 2, MemoryCategory::kActivation, 128));
   second.add(LossEvent{1, 1, 0.25f});
   second.add(BackwardStepEvent{0, 3, op::kFullyConnected, true, TrainRank::kAll, false, true, 0});
   store.append(second);
-  std::shared_ptr<const TraceSnapshot> after = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> after = store.snapshot();
 
   EXPECT_NE(before, after);
   EXPECT_LT(before->generation, after->generation);
@@ -82,22 +82,22 @@ TEST(TraceStore, SnapshotStaysUnchangedWhenTheStoreMovesOn) {
   EXPECT_TRUE(after->progress.has_backward_step);
 }
 
-TEST(TraceStore, SnapshotIsSharedUntilSomethingIsAppended) {
-  TraceStore store;
+TEST(SessionStore, SnapshotIsSharedUntilSomethingIsAppended) {
+  SessionStore store;
   EXPECT_EQ(store.snapshot(), store.snapshot());
   EventBatch empty;
   store.append(empty);
   const uint64_t generation = store.generation();
   EXPECT_EQ(generation, 0u);  // an empty batch changes nothing
-  std::shared_ptr<const TraceSnapshot> a = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> a = store.snapshot();
   EventBatch batch;
   batch.add(LossEvent{1, 0, 1.0f});
   store.append(batch);
   EXPECT_NE(a, store.snapshot());
 }
 
-TEST(TraceStore, LiveBytesPerCategoryFollowAllocationsAndFrees) {
-  TraceStore store;
+TEST(SessionStore, LiveBytesPerCategoryFollowAllocationsAndFrees) {
+  SessionStore store;
   EventBatch batch;
   batch.add(SampleEvent{1, 1, 0, true});
   batch.add(Alloc(0, 0, MemoryCategory::kInput, 100));
@@ -106,7 +106,7 @@ TEST(TraceStore, LiveBytesPerCategoryFollowAllocationsAndFrees) {
   batch.add(Free(2, 1, MemoryCategory::kActivationKept, 400, 112));
   batch.add(Free(3, 1, MemoryCategory::kActivationGradient, 400, 512));
   store.append(batch);
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   const LiveMemoryTimeline& memory = *snapshot->memory;
   ASSERT_EQ(memory.ticks().size(), 4u);
   // Hand-computed: tick 1 holds 100 + 400; tick 2 peaks at 900 before the free, ends at 500.
@@ -125,8 +125,8 @@ TEST(TraceStore, LiveBytesPerCategoryFollowAllocationsAndFrees) {
   EXPECT_EQ(memory.buffers()[0].free_tick, kOpenLifetime);
 }
 
-TEST(TraceStore, EngineSummariesOverrideTheComputedBytes) {
-  TraceStore store;
+TEST(SessionStore, EngineSummariesOverrideTheComputedBytes) {
+  SessionStore store;
   EventBatch batch;
   batch.add(Alloc(0, 0, MemoryCategory::kInput, 100));
   batch.add(MemorySummaryEvent{0, Phase::kForward, 0, 4000, 5000});
@@ -135,8 +135,8 @@ TEST(TraceStore, EngineSummariesOverrideTheComputedBytes) {
   EXPECT_EQ(store.snapshot()->peakBytes(), 5000u);
 }
 
-TEST(TraceStore, ANewSampleStartsANewTimelineAndRemembersThePreviousPeak) {
-  TraceStore store;
+TEST(SessionStore, ANewSampleStartsANewTimelineAndRemembersThePreviousPeak) {
+  SessionStore store;
   EventBatch batch;
   batch.add(SampleEvent{1, 1, 0, true});
   batch.add(Alloc(0, 0, MemoryCategory::kInput, 300));
@@ -145,15 +145,15 @@ TEST(TraceStore, ANewSampleStartsANewTimelineAndRemembersThePreviousPeak) {
   batch.add(SampleEvent{1, 1, 1, true});
   batch.add(Alloc(0, 0, MemoryCategory::kInput, 50));
   store.append(batch);
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   EXPECT_EQ(snapshot->memory->events().size(), 1u);
   EXPECT_EQ(snapshot->previous_step_peak_bytes, 300u);
   EXPECT_EQ(snapshot->run_peak_bytes, 300u);
   EXPECT_EQ(snapshot->progress.sample, 1u);
 }
 
-TEST(TraceStore, TicksRunningBackwardsAlsoStartANewTimeline) {
-  TraceStore store;
+TEST(SessionStore, TicksRunningBackwardsAlsoStartANewTimeline) {
+  SessionStore store;
   EventBatch batch;
   batch.add(Alloc(0, 0, MemoryCategory::kInput, 300));
   batch.add(Alloc(5, 1, MemoryCategory::kActivation, 10));
@@ -162,8 +162,8 @@ TEST(TraceStore, TicksRunningBackwardsAlsoStartANewTimeline) {
   EXPECT_EQ(store.snapshot()->memory->currentBytes(), 20u);
 }
 
-TEST(TraceStore, BackwardProgressTracksTheCurrentAndFinishedOps) {
-  TraceStore store;
+TEST(SessionStore, BackwardProgressTracksTheCurrentAndFinishedOps) {
+  SessionStore store;
   EventBatch batch;
   batch.add(SampleEvent{2, 7, 1, true});
   batch.add(ForwardOpEvent{0, op::kFullyConnected, 10});
@@ -176,7 +176,7 @@ TEST(TraceStore, BackwardProgressTracksTheCurrentAndFinishedOps) {
   }
   batch.add(BackwardStepEvent{2, 0, op::kFullyConnected, true, TrainRank::kAll, true, true, 0});
   store.append(batch);
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   const BackwardProgress& progress = snapshot->progress;
   EXPECT_EQ(progress.epoch, 2u);
   EXPECT_EQ(progress.optimizer_step, 7u);
@@ -198,8 +198,8 @@ TEST(TraceStore, BackwardProgressTracksTheCurrentAndFinishedOps) {
   EXPECT_TRUE(store.snapshot()->progress.done_ops.empty());
 }
 
-TEST(TraceStore, NanAndInfAreCountedAndLocated) {
-  TraceStore store;
+TEST(SessionStore, NanAndInfAreCountedAndLocated) {
+  SessionStore store;
   EventBatch batch;
   for (uint32_t i = 0; i < 10; ++i) {
     batch.add(LossEvent{1, i, i == 4 ? std::nanf("") : 1.0f});
@@ -211,7 +211,7 @@ TEST(TraceStore, NanAndInfAreCountedAndLocated) {
   bad.inf_count = 0;
   batch.add(bad);
   store.append(batch);
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   EXPECT_EQ(snapshot->loss->nanCount(), 1u);
   ASSERT_EQ(snapshot->loss->nonFinitePoints().size(), 1u);
   EXPECT_EQ(snapshot->loss->nonFinitePoints()[0].x, 5.0);  // the fifth sample
@@ -223,14 +223,14 @@ TEST(TraceStore, NanAndInfAreCountedAndLocated) {
   EXPECT_EQ(tensor->stats.optimizer_step, 4u);
 }
 
-TEST(TraceStore, EverythingStaysWithinItsLimitsAndCountsWhatItDrops) {
-  TraceStore::Limits limits;
+TEST(SessionStore, EverythingStaysWithinItsLimitsAndCountsWhatItDrops) {
+  SessionStore::Limits limits;
   limits.series_points = 64;
   limits.gradient_columns = 8;
   limits.memory_events_per_step = 100;
   limits.messages = 5;
   limits.max_ops = 16;
-  TraceStore store(limits);
+  SessionStore store(limits);
   for (int round = 0; round < 50; ++round) {
     EventBatch batch;
     for (uint32_t i = 0; i < 1000; ++i) {
@@ -243,7 +243,7 @@ TEST(TraceStore, EverythingStaysWithinItsLimitsAndCountsWhatItDrops) {
     batch.add(BackwardStepEvent{0, 1000000, 0, false, TrainRank::kAll, false, false, 0});
     store.append(batch);
   }
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   EXPECT_LE(snapshot->loss->buckets().size(), 64u);
   EXPECT_EQ(snapshot->loss->sampleCount(), 50000u);
   EXPECT_LE(snapshot->gradients->columns().size(), 8u);
@@ -257,21 +257,21 @@ TEST(TraceStore, EverythingStaysWithinItsLimitsAndCountsWhatItDrops) {
   EXPECT_TRUE(snapshot->ops.empty());  // op 1000000 is beyond max_ops
 }
 
-TEST(TraceStore, BatchesWithoutOrderApplyKindByKind) {
-  TraceStore store;
+TEST(SessionStore, BatchesWithoutOrderApplyKindByKind) {
+  SessionStore store;
   EventBatch batch;
   batch.samples.push_back(SampleEvent{1, 1, 0, true});
   batch.memory.push_back(Alloc(0, 0, MemoryCategory::kInput, 10));
   batch.losses.push_back(LossEvent{1, 0, 2.0f});
   store.append(batch);
-  std::shared_ptr<const TraceSnapshot> snapshot = store.snapshot();
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
   EXPECT_EQ(snapshot->memory->currentBytes(), 10u);
   EXPECT_EQ(snapshot->loss->sampleCount(), 1u);
   EXPECT_TRUE(snapshot->progress.in_sample);
 }
 
-TEST(TraceStore, OrderEntriesPointingNowhereAreIgnored) {
-  TraceStore store;
+TEST(SessionStore, OrderEntriesPointingNowhereAreIgnored) {
+  SessionStore store;
   EventBatch batch;
   batch.add(LossEvent{1, 0, 2.0f});
   batch.order.push_back(EventRef{EventKind::kMemory, 12345});
@@ -281,8 +281,8 @@ TEST(TraceStore, OrderEntriesPointingNowhereAreIgnored) {
   EXPECT_TRUE(store.snapshot()->memory->events().empty());
 }
 
-TEST(TraceStore, ClearStartsOverButKeepsTheGenerationGrowing) {
-  TraceStore store;
+TEST(SessionStore, ClearStartsOverButKeepsTheGenerationGrowing) {
+  SessionStore store;
   EventBatch batch;
   batch.add(LossEvent{1, 0, 2.0f});
   store.append(batch);

@@ -17,7 +17,7 @@
 #include <limits>
 
 #include "tests/ui/test_models.h"
-#include "ui/views/training_setup_dialog.h"
+#include "ui/widgets/setup/training_setup_dialog.h"
 
 namespace trainscope {
 namespace {

@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "ui/views/gradients_view.h"
-#include "ui/views/loss_view.h"
-#include "ui/views/memory_view.h"
-#include "ui/views/plot_refresh.h"
-#include "ui/views/qcustomplot_include.h"
-#include "ui/views/snapshot_follower.h"
+#include "ui/widgets/common/plot_refresh.h"
+#include "ui/widgets/common/qcustomplot_include.h"
+#include "ui/widgets/common/snapshot_follower.h"
+#include "ui/widgets/gradients/gradients_view.h"
+#include "ui/widgets/loss/loss_view.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 namespace {
@@ -56,7 +56,7 @@ class ViewRefreshTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
-  void init() { store_ = std::make_shared<TraceStore>(); }
+  void init() { store_ = std::make_shared<SessionStore>(); }
 
   void followerSpacesDeliveriesOutWhileTheStoreChangesEveryTick() {
     SnapshotFollower follower(nullptr);
@@ -180,7 +180,7 @@ class ViewRefreshTest : public QObject {
   }
 
  private:
-  std::shared_ptr<TraceStore> store_;
+  std::shared_ptr<SessionStore> store_;
 };
 
 }  // namespace trainscope

@@ -6,16 +6,16 @@
 
 #include <cmath>
 
+#include "tests/common/synthetic/synthetic_event_source.h"
 #include "tests/ui/test_models.h"
-#include "ui/session/synthetic_event_source.h"
-#include "ui/views/address_map.h"
-#include "ui/views/gradients_view.h"
-#include "ui/views/graph_view.h"
-#include "ui/views/loss_view.h"
-#include "ui/views/memory_view.h"
-#include "ui/views/qcustomplot_include.h"
-#include "ui/views/snapshot_follower.h"
-#include "ui/views/theme.h"
+#include "ui/widgets/common/qcustomplot_include.h"
+#include "ui/widgets/common/snapshot_follower.h"
+#include "ui/widgets/common/theme.h"
+#include "ui/widgets/gradients/gradients_view.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/loss/loss_view.h"
+#include "ui/widgets/memory/address_map.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 
@@ -26,7 +26,7 @@ class ViewsTest : public QObject {
   void init() {
     graph_ = testing::MakeConvNet();
     QVERIFY(!graph_.subgraphs.empty());
-    store_ = std::make_shared<TraceStore>();
+    store_ = std::make_shared<SessionStore>();
   }
 
   void followerDeliversOnlyWhenTheStoreChanged() {
@@ -307,7 +307,7 @@ class ViewsTest : public QObject {
 
  private:
   Graph graph_;
-  std::shared_ptr<TraceStore> store_;
+  std::shared_ptr<SessionStore> store_;
 };
 
 }  // namespace trainscope

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // EventBatch: a bundle of training events that a producer (engine thread, serial reader, replay)
-// fills on its own and hands over whole to TraceStore::append(), so the store's lock is taken once
-// per batch rather than once per event.
+// fills on its own and hands over whole to SessionStore::append(), so the store's lock is taken
+// once per batch rather than once per event.
 //
 // The events are kept in one vector per struct, and `order` records the arrival order across the
 // vectors: the store needs it because a sample boundary between two memory events changes which

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/controllers/replay_controller.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMetaObject>
+#include <QSettings>
+
+#include "engine/model/model.h"
+#include "serial/protocol/messages.h"
+#include "ui/session/sources/local_event_source.h"
+#include "ui/session/sources/replay_event_source.h"
+#include "ui/session/sources/trace_recorder.h"
+#include "ui/session/trainability.h"
+#include "ui/widgets/common/view_export.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/replay/compare_window.h"
+#include "ui/widgets/replay/replay_timeline.h"
+
+namespace trainscope {
+namespace {
+
+const QString kTraceFilter = QObject::tr("TrainScope traces (*.tstrace);;All files (*)");
+
+QMenu* FindMenu(MainWindow* window, const QString& title) {
+  for (QAction* action : window->menuBar()->actions()) {
+    if (action->menu() && action->text().remove(QLatin1Char('&')) == title) return action->menu();
+  }
+  return nullptr;
+}
+
+// "embedded engine: demo.circle" -> "demo.circle"
+QString ModelNameOf(const EventSource& source) {
+  const QString text = source.description();
+  const qsizetype colon = text.lastIndexOf(QStringLiteral(": "));
+  return colon < 0 ? text : text.mid(colon + 2);
+}
+
+const QString kMaxMegabytesKey = QStringLiteral("recording/maxMegabytes");
+
+// What the Messages dock shows when a recording ends early.
+QString DescribeStop(const Status& why, bool capped, const QString& path) {
+  QString text = QString::fromUtf8(why.message());
+  if (!capped) {  // the cap's message already reads for the user
+    text = QObject::tr("recording to %1 stopped: %2; training goes on")
+               .arg(QDir::toNativeSeparators(path), text);
+  }
+  if (!text.isEmpty()) text[0] = text[0].toUpper();
+  return text;
+}
+
+}  // namespace
+
+ReplayController::ReplayController(std::shared_ptr<SessionStore> store, QObject* parent)
+    : QObject(parent),
+      store_(std::move(store)),
+      replay_(std::make_unique<ReplayEventSource>(store_)),
+      recording_dir_(TraceRecorder::DefaultRecordingDir()) {}
+
+ReplayController::~ReplayController() {
+  if (window_ && window_->eventSource() == replay_.get()) window_->setEventSource(nullptr);
+}
+
+void ReplayController::install(MainWindow* window) {
+  window_ = window;
+  open_trace_action_ = new QAction(tr("Open &Trace…"), window);
+  open_trace_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  open_trace_action_->setStatusTip(tr("Replay a recorded session (.tstrace)"));
+  connect(open_trace_action_, &QAction::triggered, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(window_, tr("Open Trace"), recording_dir_, kTraceFilter);
+    if (!path.isEmpty()) openTraceInteractively(path);
+  });
+  compare_action_ = new QAction(tr("&Compare Traces…"), window);
+  compare_action_->setStatusTip(tr("Overlay memory, loss and gradients of two recordings"));
+  connect(compare_action_, &QAction::triggered, this, &ReplayController::chooseAndCompare);
+  record_action_ = new QAction(tr("Record &Sessions"), window);
+  record_action_->setCheckable(true);
+  record_action_->setChecked(recording_enabled_);
+  record_action_->setStatusTip(tr("Write every training session to a trace file in %1")
+                                   .arg(QDir::toNativeSeparators(recording_dir_)));
+  connect(record_action_, &QAction::toggled, this, &ReplayController::setRecordingEnabled);
+  if (QMenu* file = FindMenu(window, tr("File"))) {
+    QAction* before = nullptr;
+    for (QAction* action : file->actions()) {
+      if (action->isSeparator()) {
+        before = action;
+        break;
+      }
+    }
+    file->insertActions(before, {open_trace_action_, compare_action_, record_action_});
+  }
+
+  timeline_ = new ReplayTimeline;
+  timeline_->setSource(replay_.get());
+  dock_ = new QDockWidget(tr("Replay"), window);
+  dock_->setObjectName(QStringLiteral("replayDock"));
+  dock_->setWidget(timeline_);
+  window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
+  dock_->hide();
+
+  InstallViewExports(window);
+  connect(window, &MainWindow::openTraceRequested, this, &ReplayController::openTraceInteractively);
+  // Every session the window gets (a model opened, a new training setup) is recorded; a replay
+  // that is no longer the window's source stops feeding the shared store.
+  connect(window, &MainWindow::eventSourceChanged, this, [this](EventSource* source) {
+    if (source != replay_.get()) replay_->stop();
+    recordCurrentSource();
+  });
+  connect(replay_.get(), &ReplayEventSource::positionChanged, this,
+          &ReplayController::showTrainabilityAtCursor);
+  connect(replay_.get(), &EventSource::errorOccurred, window, [this](const QString& message) {
+    EventBatch batch;
+    batch.add(StatusMessage{MessageLevel::kWarning, message});
+    store_->append(batch);
+  });
+  recordCurrentSource();
+}
+
+void ReplayController::setRecordingEnabled(bool enabled) {
+  recording_enabled_ = enabled;
+  if (record_action_) record_action_->setChecked(enabled);
+  if (!enabled && recorder_) {
+    if (window_ && window_->eventSource()) window_->eventSource()->setRecorder(nullptr);
+    recorder_->close();
+    recorder_.reset();
+  } else if (enabled) {
+    recordCurrentSource();
+  }
+}
+
+void ReplayController::recordCurrentSource() {
+  if (!window_ || !recording_enabled_) return;
+  auto* embedded = qobject_cast<LocalEventSource*>(window_->eventSource());
+  if (embedded == nullptr || embedded->model() == nullptr || embedded->recorder()) return;
+  const Model& model = *embedded->model();
+  const uint64_t hash = wire::ModelHash(model.bytes().data(), model.bytes().size());
+  recorder_ = std::make_shared<TraceRecorder>(
+      TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*embedded)), model.graph(),
+      hash);
+  recorder_->setMaxBytes(recordingMaxBytes());
+  // The session's choice until the source reports a change (it does so when its run starts).
+  recorder_->trainabilityApplied(window_->layersPanel()->appliedTrainability());
+  // Runs on the training worker: only a queued call crosses to the GUI thread. The application
+  // object is the context (it outlives any controller); the QPointer is read on the GUI thread.
+  const QPointer<ReplayController> self(this);
+  const QString path = recorder_->path();
+  recorder_->setOnStopped([self, path](const Status& why, bool capped) {
+    QCoreApplication* app = QCoreApplication::instance();
+    if (app == nullptr) return;
+    const QString text = DescribeStop(why, capped, path);
+    QMetaObject::invokeMethod(
+        app,
+        [self, text] {
+          if (self) self->reportRecordingStopped(text);
+        },
+        Qt::QueuedConnection);
+  });
+  embedded->setRecorder(recorder_);
+}
+
+uint64_t ReplayController::recordingMaxBytes() const {
+  return max_bytes_override_ > 0 ? max_bytes_override_ : RecordingMaxBytesSetting();
+}
+
+uint64_t ReplayController::RecordingMaxBytesSetting() {
+  const QSettings settings(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"));
+  bool ok = false;
+  const qlonglong megabytes = settings.value(kMaxMegabytesKey).toLongLong(&ok);
+  // Beyond 2^43 MiB the byte count would overflow; nobody means that.
+  if (!ok || megabytes <= 0 || megabytes > (qlonglong{1} << 43)) return kDefaultMaxRecordingBytes;
+  return static_cast<uint64_t>(megabytes) << 20;
+}
+
+void ReplayController::reportRecordingStopped(const QString& text) {
+  EventBatch batch;
+  batch.add(StatusMessage{MessageLevel::kWarning, text});
+  store_->append(batch);
+}
+
+bool ReplayController::showModelOf(const QString& trace_path) {
+  const TraceIndex* index = replay_->index();
+  if (index == nullptr) return false;
+  const uint64_t hash = index->modelHash();
+  QStringList candidates = window_->recentFiles();
+  // A model kept next to its recordings counts too.
+  for (const QFileInfo& sibling :
+       QFileInfo(trace_path)
+           .dir()
+           .entryInfoList({QStringLiteral("*.circle"), QStringLiteral("*.tflite")}, QDir::Files)) {
+    candidates << sibling.absoluteFilePath();
+  }
+  for (const QString& candidate : candidates) {
+    if (hash == 0) break;
+    std::vector<uint8_t> bytes;
+    if (!ReadFileBytes(candidate.toStdString(), kMaxModelFileBytes, &bytes).ok()) continue;
+    if (wire::ModelHash(bytes.data(), bytes.size()) != hash) continue;
+    Model model;
+    if (!Model::FromBytes(std::move(bytes), &model).ok()) continue;
+    window_->setGraph(model.graph(), candidate);
+    return true;
+  }
+  const Graph announced = GraphFromAnnouncement(*index);
+  if (announced.subgraphs.empty()) return false;
+  window_->setGraph(announced, trace_path);
+  return true;
+}
+
+void ReplayController::showTrainabilityAtCursor() {
+  const TraceIndex* index = replay_->index();
+  if (!window_ || index == nullptr || window_->eventSource() != replay_.get()) return;
+  const std::map<uint16_t, TrainRank>* trained = TrainedOpsAt(*index, replay_->cursor());
+  if (trained == nullptr || trained == shown_trained_ops_) return;
+  shown_trained_ops_ = trained;
+  const Graph& graph = window_->graph();
+  if (graph.subgraphs.empty()) return;
+  window_->showSourceTrainability(TrainabilityFromTrainedOps(graph.main(), *trained));
+}
+
+Status ReplayController::openTrace(const QString& path) {
+  if (window_ && window_->eventSource() && window_->eventSource() != replay_.get()) {
+    window_->eventSource()->stop();  // one producer per store
+    window_->setEventSource(nullptr);
+  }
+  shown_trained_ops_ = nullptr;  // points into the index open() replaces
+  TS_RETURN_IF_ERROR(replay_->open(path));
+  if (window_) {
+    showModelOf(path);
+    window_->setEventSource(replay_.get());
+    shown_trained_ops_ = nullptr;  // the graph was just set, with the default trainability
+    showTrainabilityAtCursor();
+    dock_->show();
+  }
+  if (replay_->skips().any()) {
+    Q_EMIT replay_->errorOccurred(
+        tr("%1: %2").arg(QFileInfo(path).fileName(), replay_->skips().describe()));
+  }
+  return Status::Ok();
+}
+
+void ReplayController::openTraceInteractively(const QString& path) {
+  const Status status = openTrace(path);
+  if (!status.ok() && window_) {
+    QMessageBox::warning(window_, tr("Cannot Open Trace"), QString::fromUtf8(status.message()));
+  }
+}
+
+CompareWindow* ReplayController::compareTraces(const QString& path_a, const QString& path_b,
+                                               QString* error) {
+  auto* compare = new CompareWindow;
+  compare->setAttribute(Qt::WA_DeleteOnClose);
+  if (!compare->loadTraces(path_a, path_b, error)) {
+    delete compare;
+    return nullptr;
+  }
+  compare->show();
+  return compare;
+}
+
+void ReplayController::chooseAndCompare() {
+  const QStringList paths = QFileDialog::getOpenFileNames(
+      window_, tr("Choose Two Traces to Compare"), recording_dir_, kTraceFilter);
+  if (paths.isEmpty()) return;
+  if (paths.size() != 2) {
+    QMessageBox::information(window_, tr("Compare Traces"),
+                             tr("Select exactly two traces (%1 selected).").arg(paths.size()));
+    return;
+  }
+  QString error;
+  if (compareTraces(paths[0], paths[1], &error) == nullptr) {
+    QMessageBox::warning(window_, tr("Cannot Compare"), error);
+  }
+}
+
+}  // namespace trainscope

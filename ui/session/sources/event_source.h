@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// EventSource: what every producer of training events looks like to the GUI: the embedded engine,
+// a device session and trace replay implement it, SyntheticEventSource fakes one. A source writes
+// its events into the SessionStore it was given and emits dataReady(); views poll the store.
+//
+// Commands (start, pause, step ...) are requests: a source answers with stateChanged() once the
+// state really changed, and with errorOccurred() (user-facing text, never a dialog) when it
+// cannot comply. Trainability changes apply at the next optimizer-step boundary.
+//
+// Lives on the GUI thread; a source that produces on a worker thread may emit dataReady() and
+// errorOccurred() from there (queued connections deliver them).
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "engine/core/events.h"
+#include "engine/plan/trainability.h"
+#include "ui/session/breakpoints.h"
+#include "ui/session/session_store.h"
+
+namespace trainscope {
+
+// Sees every batch a source publishes, on the publishing thread, before the store does (e.g. a
+// TraceRecorder writing the session to a file). Must not block for long.
+class BatchRecorder {
+ public:
+  virtual ~BatchRecorder() = default;
+  virtual void record(const EventBatch& batch) = 0;
+  // The source trains with `config` from here on: at the start of a session and whenever a change
+  // takes effect. Called on the publishing thread after the batches from before the change, so a
+  // recording can mark the point where it happened.
+  virtual void trainabilityApplied(const TrainabilityConfig& config) { static_cast<void>(config); }
+};
+
+class EventSource : public QObject {
+  Q_OBJECT
+
+ public:
+  enum class State { kStopped, kRunning, kPaused };
+  Q_ENUM(State)
+
+  explicit EventSource(std::shared_ptr<SessionStore> store, QObject* parent = nullptr);
+  ~EventSource() override;
+
+  State state() const { return state_.load(std::memory_order_acquire); }
+  const std::shared_ptr<SessionStore>& store() const { return store_; }
+  // A short user-facing name ("synthetic", "board on /dev/ttyACM0", "replay of run.tstrace").
+  virtual QString description() const = 0;
+  // Hands every batch published from now on to `recorder` too (shared: a batch being recorded
+  // keeps it alive); null stops recording. Safe while the source runs.
+  void setRecorder(std::shared_ptr<BatchRecorder> recorder);
+  std::shared_ptr<BatchRecorder> recorder() const;
+
+ public Q_SLOTS:
+  virtual void start() = 0;
+  virtual void pause() = 0;
+  virtual void resume() = 0;
+  // Run until the next backward step ends, then pause.
+  virtual void stepBackwardOp() = 0;
+  // Run until the current (or next) sample ends, then pause.
+  virtual void stepSample() = 0;
+  // Run until the next optimizer step, then pause.
+  virtual void stepBatch() = 0;
+  virtual void stop() = 0;
+  virtual void setTrainability(uint32_t last_n, const std::map<uint16_t, TrainRank>& ranks) = 0;
+  // Replaces the breakpoints; a hit pauses the run and emits breakpointHit(). The default
+  // answers errorOccurred("... not supported ...") and returns false.
+  virtual bool setBreakpoints(const trainscope::BreakpointSet& breakpoints);
+
+ Q_SIGNALS:
+  void stateChanged(trainscope::EventSource::State state);
+  void errorOccurred(const QString& message);
+  void dataReady();
+  // The run paused at a breakpoint: `reason` is user-facing (it also arrives in the store as a
+  // status message); `op_index` is the op to show, kNoOp when there is none.
+  void breakpointHit(const QString& reason, uint32_t op_index);
+
+ protected:
+  // Emits stateChanged() when the state differs.
+  void setState(State state);
+  // Appends to the store and emits dataReady(); safe from any thread.
+  void publish(const EventBatch& batch);
+
+ private:
+  std::shared_ptr<SessionStore> store_;
+  std::atomic<State> state_{State::kStopped};
+  mutable std::mutex recorder_mutex_;
+  std::shared_ptr<BatchRecorder> recorder_;
+};
+
+QString StateName(EventSource::State state);
+
+}  // namespace trainscope

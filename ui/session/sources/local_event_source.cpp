@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/session/sources/local_event_source.h"
+
+#include <QElapsedTimer>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace trainscope {
+
+template <typename Check>
+std::optional<BreakpointHit> LocalEventSource::checkBreakpoints(Check check) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return check(monitor_);
+}
+
+// Collects the trainer's events on the worker thread and publishes them in batches; forwards
+// the boundaries where the worker may pause.
+class LocalEventSource::Bridge final : public TrainingObserver, public ExecutionGate {
+ public:
+  explicit Bridge(LocalEventSource* owner) : owner_(owner) { since_publish_.start(); }
+
+  void BeforeBackwardStep(const BackwardStepEvent& event) override {
+    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
+        [&event](BreakpointMonitor& monitor) { return monitor.beforeBackwardStep(event); });
+    if (hit) owner_->breakAt(*hit);
+  }
+  void OnSample(const SampleEvent& event) override {
+    Add(event);
+    if (!event.begin) owner_->reachBoundary(Boundary::kSample);
+  }
+  void OnOptimizerStep(const OptimizerStepEvent& event) override {
+    Add(event);
+    owner_->reachBoundary(Boundary::kBatch);
+  }
+  void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
+  void OnBackwardStep(const BackwardStepEvent& event) override {
+    Add(event);
+    // Step backward op pauses once the step has run, as the board agent and a replay do: the
+    // first step of a run and the last one of every sample are then visible too.
+    if (!event.begin) owner_->reachBoundary(Boundary::kBackwardOp);
+  }
+  void OnMemory(const MemoryEvent& event) override { Add(event); }
+  void OnMemorySummary(const MemorySummaryEvent& event) override {
+    Add(event);
+    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
+        [&event](BreakpointMonitor& monitor) { return monitor.onMemorySummary(event); });
+    if (hit) owner_->breakAt(*hit);
+  }
+  void OnGradientStats(const GradientStatsEvent& event) override {
+    Add(event);
+    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
+        [&event](BreakpointMonitor& monitor) { return monitor.onGradientStats(event); });
+    if (hit) owner_->breakAt(*hit);
+  }
+  void OnUpdateRatio(const UpdateRatioEvent& event) override { Add(event); }
+  void OnLoss(const LossEvent& event) override { Add(event); }
+  void OnMetric(const MetricEvent& event) override { Add(event); }
+
+  void AddMessage(MessageLevel level, const QString& text) {
+    batch_.add(StatusMessage{level, text});
+  }
+
+  void Publish() {
+    owner_->publish(batch_);
+    batch_.clear();
+    since_publish_.restart();
+  }
+
+ private:
+  template <typename Event>
+  void Add(const Event& event) {
+    batch_.add(event);
+    if (since_publish_.elapsed() >= kPublishIntervalMs) Publish();
+  }
+
+  LocalEventSource* owner_;
+  EventBatch batch_;
+  QElapsedTimer since_publish_;
+};
+
+LocalEventSource::LocalEventSource(std::shared_ptr<SessionStore> store, QObject* parent)
+    : EventSource(std::move(store), parent) {}
+
+LocalEventSource::~LocalEventSource() {
+  stop();
+}
+
+Status LocalEventSource::load(Model model, LocalSetup setup, const QString& name) {
+  stop();
+  auto owned = std::make_unique<Model>(std::move(model));
+  auto trainer = std::make_unique<Trainer>();
+  TS_RETURN_IF_ERROR(trainer->Init(owned.get(), setup.options, setup.trainability));
+  model_ = std::move(owned);
+  trainer_ = std::move(trainer);
+  setup_ = std::move(setup);
+  name_ = name;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Graph& graph = model_->graph();
+    monitor_.setOpCount(
+        graph.subgraphs.empty() ? 0 : static_cast<uint32_t>(graph.main().operators.size()));
+    monitor_.setBreakpoints(monitor_.breakpoints());  // re-arms the budget for the new run
+  }
+  bridge_ = std::make_unique<Bridge>(this);
+  trainer_->set_observer(bridge_.get());
+  trainer_->set_gate(bridge_.get());
+  for (const std::string& warning : trainer_->warnings()) {
+    bridge_->AddMessage(MessageLevel::kWarning, QString::fromStdString(warning));
+  }
+  bridge_->Publish();
+  return Status::Ok();
+}
+
+QString LocalEventSource::description() const {
+  return QStringLiteral("embedded engine: %1").arg(name_);
+}
+
+void LocalEventSource::request(bool run, Boundary pause_at) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_ = run;
+    pause_at_ = pause_at;
+  }
+  wake_.notify_all();
+}
+
+void LocalEventSource::start() {
+  startPausingAt(Boundary::kNone);
+}
+
+void LocalEventSource::startPausingAt(Boundary pause_at) {
+  if (!loaded()) {
+    Q_EMIT errorOccurred(QStringLiteral("no model is loaded"));
+    return;
+  }
+  if (worker_.joinable()) {
+    if (state() != State::kStopped) {
+      request(true, pause_at);
+      return;
+    }
+    worker_.join();  // the previous run finished its epochs
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_requested_ = false;
+    running_ = true;
+    pause_at_ = pause_at;
+  }
+  setState(State::kRunning);
+  worker_ = std::thread([this] { run(); });
+}
+
+void LocalEventSource::pause() {
+  request(false, Boundary::kNone);
+}
+void LocalEventSource::resume() {
+  request(true, Boundary::kNone);
+}
+
+void LocalEventSource::stepBackwardOp() {
+  startPausingAt(Boundary::kBackwardOp);
+}
+
+void LocalEventSource::stepSample() {
+  startPausingAt(Boundary::kSample);
+}
+
+void LocalEventSource::stepBatch() {
+  startPausingAt(Boundary::kBatch);
+}
+
+void LocalEventSource::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_requested_ = true;
+  }
+  wake_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  setState(State::kStopped);
+}
+
+void LocalEventSource::setTrainability(uint32_t last_n,
+                                       const std::map<uint16_t, TrainRank>& ranks) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  next_trainability_.num_train_layers = last_n;
+  next_trainability_.op_ranks = ranks;
+  pending_trainability_ = true;
+}
+
+bool LocalEventSource::setBreakpoints(const BreakpointSet& breakpoints) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  monitor_.setBreakpoints(breakpoints);
+  return true;
+}
+
+uint64_t LocalEventSource::breakpointHitCount() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hit_count_;
+}
+
+std::optional<BreakpointHit> LocalEventSource::lastBreakpointHit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_hit_;
+}
+
+QString LocalEventSource::lastBreakpointReason() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return last_hit_reason_;
+}
+
+bool LocalEventSource::reachBoundary(Boundary boundary) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stop_requested_) return false;
+  if (running_ && pause_at_ == boundary) {
+    running_ = false;
+    pause_at_ = Boundary::kNone;
+  }
+  if (running_) return true;
+  return waitWhilePaused(lock, nullptr, kNoOp);
+}
+
+bool LocalEventSource::breakAt(const BreakpointHit& hit) {
+  const QString reason = DescribeHit(hit, &model_->graph());
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stop_requested_) return false;
+  running_ = false;  // a hit overrides a step in progress
+  pause_at_ = Boundary::kNone;
+  last_hit_ = hit;
+  last_hit_reason_ = reason;
+  ++hit_count_;
+  return waitWhilePaused(lock, &reason, hit.op_index);
+}
+
+bool LocalEventSource::waitWhilePaused(std::unique_lock<std::mutex>& lock, const QString* reason,
+                                       uint32_t op) {
+  lock.unlock();
+  if (reason != nullptr) bridge_->AddMessage(MessageLevel::kWarning, *reason);
+  bridge_->Publish();
+  setState(State::kPaused);
+  if (reason != nullptr) Q_EMIT breakpointHit(*reason, op);
+  lock.lock();
+  wake_.wait(lock, [this] { return running_ || stop_requested_; });
+  const bool stopping = stop_requested_;
+  lock.unlock();
+  if (!stopping) setState(State::kRunning);
+  lock.lock();
+  return !stopping;
+}
+
+void LocalEventSource::announceTrainability() {
+  // What was published so far ran with the previous choice; a recording marks the change here.
+  bridge_->Publish();
+  if (const std::shared_ptr<BatchRecorder> recording = recorder()) {
+    recording->trainabilityApplied(setup_.trainability);
+  }
+}
+
+Status LocalEventSource::applyPendingTrainability() {
+  TrainabilityConfig config;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!pending_trainability_) return Status::Ok();
+    pending_trainability_ = false;
+    config = next_trainability_;
+  }
+  TS_RETURN_IF_ERROR(trainer_->WriteWeightsToModel());
+  auto rebuilt = std::make_unique<Trainer>();
+  TS_RETURN_IF_ERROR(rebuilt->Init(model_.get(), setup_.options, config));
+  rebuilt->set_progress(trainer_->optimizer_step(), trainer_->epoch());
+  rebuilt->set_observer(bridge_.get());
+  rebuilt->set_gate(bridge_.get());
+  trainer_ = std::move(rebuilt);
+  setup_.trainability = config;
+  announceTrainability();
+  const MemorySummary& memory = trainer_->memory();
+  bridge_->AddMessage(MessageLevel::kInfo,
+                      QStringLiteral("trainability applied at optimizer step %1: heap peak %2 B, "
+                                     "arena %3 B")
+                          .arg(trainer_->optimizer_step())
+                          .arg(memory.heap_peak_bytes)
+                          .arg(memory.arena_bytes));
+  return Status::Ok();
+}
+
+namespace {
+
+// Training at full speed keeps a core busy; on a 2-core machine with anything else running, the
+// GUI thread then waits for a core and the views stall. A debugger must stay responsive first, so
+// the worker yields the CPU to the GUI thread under contention (Linux nice values are per thread).
+void LowerWorkerPriority() {
+#if defined(__linux__)
+  constexpr int kWorkerNice = 5;
+  const auto thread_id = static_cast<id_t>(syscall(SYS_gettid));
+  (void)setpriority(PRIO_PROCESS, thread_id, kWorkerNice);  // failure only costs responsiveness
+#endif
+}
+
+}  // namespace
+
+void LocalEventSource::run() {
+  LowerWorkerPriority();
+  announceTrainability();
+  const uint32_t batch = setup_.options.batch_size;
+  const uint32_t steps = batch == 0 ? 0 : setup_.train.sample_count / batch;
+  Status status = steps == 0 ? Status::Error(StatusCode::kInvalidArgument,
+                                             "the training data holds fewer samples than a batch")
+                             : Status::Ok();
+  for (uint32_t e = 0; status.ok() && e < setup_.options.epochs; ++e) {
+    const uint32_t epoch = trainer_->epoch() + 1;
+    trainer_->set_progress(trainer_->optimizer_step(), epoch);
+    for (uint32_t s = 0; status.ok() && s < steps; ++s) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stop_requested_) break;
+      }
+      status = applyPendingTrainability();
+      if (status.ok()) status = trainer_->TrainStep(setup_.train, s * batch);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stop_requested_) break;
+    }
+    if (!status.ok()) break;
+    float metric = 0.0f;
+    const DataSet& evaluation = setup_.test.sample_count > 0 ? setup_.test : setup_.train;
+    status = trainer_->Evaluate(evaluation, setup_.options.metric, &metric);
+    if (status.ok()) {
+      bridge_->OnMetric({epoch, static_cast<uint8_t>(setup_.options.metric), metric});
+    }
+  }
+  if (!status.ok()) {
+    bridge_->AddMessage(MessageLevel::kError, QString::fromUtf8(status.message()));
+    Q_EMIT errorOccurred(QString::fromUtf8(status.message()));
+  }
+  bridge_->Publish();
+  setState(State::kStopped);
+}
+
+}  // namespace trainscope

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// LocalEventSource: the in-process engine as an EventSource. A Trainer runs on a worker
+// thread; its events are collected into an EventBatch and handed to the SessionStore at most every
+// kPublishIntervalMs (and at every pause), so the GUI thread never waits on training and never
+// sees partial batches.
+//
+// Pausing and stepping happen on the worker thread at three kinds of boundary: after a backward
+// step, at the end of a sample, and after an optimizer step. A step
+// command lets the worker run to the next boundary of its kind and pause there. Trainability
+// changes are applied at the next optimizer-step boundary: the trained weights are written back
+// and the trainer is rebuilt for the new selection (Adam's moments restart, as onert-micro's
+// reset does), and its new memory numbers arrive as a status message.
+//
+// Breakpoints (setBreakpoints, any thread) are judged on the worker thread by a
+// BreakpointMonitor, and a hit pauses right where it was detected:
+//   op k             at the ExecutionGate before op k's backward step (op k has not run yet)
+//   NaN/Inf, norm    inside the GRADIENT_STATS event, i.e. just after the backward step that
+//                    produced the gradient and before the next one (at most once per step)
+//   RAM budget       inside the MEMORY_SUMMARY event of the tick whose live bytes first rose
+//                    above the budget (the tick's buffers are still bound)
+// A hit publishes everything up to that event plus a warning message with the reason, sets the
+// state to paused and emits breakpointHit(reason, op); Continue and the step commands go on from
+// there as from any pause.
+//
+//   auto source = new LocalEventSource(store, this);
+//   if (Status s = source->load(model_path, data); !s.ok()) ShowError(s.message());
+//   source->start();
+#pragma once
+
+#include <QString>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "engine/exec/trainer.h"
+#include "ui/session/breakpoints.h"
+#include "ui/session/sources/event_source.h"
+
+namespace trainscope {
+
+struct LocalSetup {
+  TrainingOptions options;
+  TrainabilityConfig trainability;
+  DataSet train;
+  DataSet test;  // may be empty: the metric is then computed on `train`
+};
+
+class LocalEventSource : public EventSource {
+  Q_OBJECT
+
+ public:
+  static constexpr int kPublishIntervalMs = 30;
+
+  explicit LocalEventSource(std::shared_ptr<SessionStore> store, QObject* parent = nullptr);
+  ~LocalEventSource() override;
+
+  // Takes the model and setup; fails (and keeps the previous session) when the trainer cannot
+  // be built, e.g. an op without a backward kernel inside the trained range.
+  Status load(Model model, LocalSetup setup, const QString& name);
+  bool loaded() const { return model_ != nullptr; }
+  const Model* model() const { return model_.get(); }
+  QString description() const override;
+  // How many breakpoints were hit in this source's life, and the latest (thread-safe).
+  uint64_t breakpointHitCount() const;
+  std::optional<BreakpointHit> lastBreakpointHit() const;
+  QString lastBreakpointReason() const;
+
+ public Q_SLOTS:
+  void start() override;
+  void pause() override;
+  void resume() override;
+  void stepBackwardOp() override;
+  void stepSample() override;
+  void stepBatch() override;
+  void stop() override;
+  void setTrainability(uint32_t last_n, const std::map<uint16_t, TrainRank>& ranks) override;
+  bool setBreakpoints(const BreakpointSet& breakpoints) override;
+
+ private:
+  enum class Boundary { kNone, kBackwardOp, kSample, kBatch };
+  class Bridge;  // the observer and gate the worker thread calls into
+
+  void run();
+  // Called on the worker thread at a boundary; blocks while paused. False: stop requested.
+  bool reachBoundary(Boundary boundary);
+  // Worker thread: pauses with the hit's reason. False: stop requested.
+  bool breakAt(const BreakpointHit& hit);
+  // Publishes, reports the pause and waits for a command; `lock` holds mutex_ on entry and exit.
+  bool waitWhilePaused(std::unique_lock<std::mutex>& lock, const QString* reason, uint32_t op);
+  template <typename Check>
+  std::optional<BreakpointHit> checkBreakpoints(Check check);
+  void request(bool run, Boundary pause_at);
+  // start() for the step commands: the boundary is set before the worker thread exists, so the
+  // worker cannot run past it (or past many of them) before the request arrives.
+  void startPausingAt(Boundary pause_at);
+  Status applyPendingTrainability();
+  // Worker thread: publishes what is pending, then tells the recorder the trainability in force.
+  void announceTrainability();
+
+  std::unique_ptr<Model> model_;
+  LocalSetup setup_;
+  QString name_;
+  std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<Bridge> bridge_;
+  std::thread worker_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool running_ = false;  // false: pause at the next boundary
+  bool stop_requested_ = false;
+  Boundary pause_at_ = Boundary::kNone;
+  bool pending_trainability_ = false;
+  TrainabilityConfig next_trainability_;
+  BreakpointMonitor monitor_;
+  uint64_t hit_count_ = 0;
+  std::optional<BreakpointHit> last_hit_;
+  QString last_hit_reason_;
+};
+
+}  // namespace trainscope

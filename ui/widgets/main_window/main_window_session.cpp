@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// MainWindow: the event source and store, the status bar, files, settings and theme.
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+
+#include "ui/widgets/common/format.h"
+#include "ui/widgets/common/snapshot_follower.h"
+#include "ui/widgets/common/steady_label.h"
+#include "ui/widgets/common/theme.h"
+#include "ui/widgets/gradients/gradients_view.h"
+#include "ui/widgets/graph/graph_view.h"
+#include "ui/widgets/layers/layers_panel.h"
+#include "ui/widgets/loss/loss_view.h"
+#include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
+
+namespace trainscope {
+namespace {
+
+#define TRAINSCOPE_SETTINGS(name) \
+  QSettings name(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"))
+
+QString OpLabel(const Graph& graph, uint32_t op) {
+  if (graph.subgraphs.empty() || op >= graph.main().operators.size())
+    return QStringLiteral("#%1").arg(op);
+  const char* name = OpcodeName(graph.main().operators[op].opcode);
+  return QStringLiteral("#%1 %2").arg(op).arg(name ? QLatin1String(name) : QLatin1String("?"));
+}
+
+}  // namespace
+
+void MainWindow::setStore(std::shared_ptr<SessionStore> store) {
+  store_ = std::move(store);
+  messages_seen_ = 0;
+  messages_->clear();
+  graph_view_->setStore(store_);
+  memory_view_->setStore(store_);
+  gradients_view_->setStore(store_);
+  loss_view_->setStore(store_);
+  follower_->setStore(store_);
+}
+
+void MainWindow::setGraph(const Graph& graph, const QString& path) {
+  graph_ = graph;
+  model_path_ = path;
+  graph_view_->setGraph(graph);
+  memory_view_->setGraph(graph);
+  gradients_view_->setGraph(graph);
+  layers_panel_->setGraph(graph);
+  loadBreakpoints(graph, path);
+  graph_view_->setTrainability(layers_panel_->appliedTrainability());
+  const QString name = path.isEmpty() ? tr("untitled model") : QFileInfo(path).fileName();
+  setWindowTitle(tr("%1 — TrainScope").arg(name));
+}
+
+void MainWindow::showSourceTrainability(const TrainabilityConfig& config) {
+  if (graph_.subgraphs.empty() || !ValidateTrainabilityConfig(graph_.main(), config).ok()) return;
+  layers_panel_->setAppliedTrainability(config);
+  graph_view_->setTrainability(config);
+}
+
+void MainWindow::setEventSource(EventSource* source) {
+  if (source_) disconnect(source_, nullptr, this, nullptr);
+  source_ = source;
+  if (source_) {
+    connect(source_, &EventSource::stateChanged, this, &MainWindow::updateActions);
+    connect(source_, &EventSource::errorOccurred, this, &MainWindow::showSourceError);
+    if (!store_ || store_ != source_->store()) setStore(source_->store());
+    connectBreakpoints();
+  }
+  updateActions();
+  Q_EMIT eventSourceChanged(source_);
+}
+
+void MainWindow::runOrContinue() {
+  if (!source_) return;
+  if (source_->state() == EventSource::State::kPaused) {
+    source_->resume();
+  } else {
+    source_->start();
+  }
+}
+
+void MainWindow::updateActions() {
+  const EventSource::State state = source_ ? source_->state() : EventSource::State::kStopped;
+  const bool has_source = source_ != nullptr;
+  run_action_->setEnabled(has_source && state != EventSource::State::kRunning);
+  run_action_->setText(state == EventSource::State::kPaused ? tr("&Continue") : tr("&Run"));
+  pause_action_->setEnabled(state == EventSource::State::kRunning);
+  for (QAction* step : {step_op_action_, step_sample_action_, step_batch_action_}) {
+    step->setEnabled(has_source);
+  }
+  stop_action_->setEnabled(has_source && state != EventSource::State::kStopped);
+  state_label_->setText(has_source
+                            ? source_->description() + QStringLiteral(": ") + StateName(state)
+                            : tr("no source"));
+}
+
+void MainWindow::showSourceError(const QString& message) {
+  statusBar()->showMessage(message, 15000);
+  auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxCritical), message);
+  messages_->addItem(item);
+  messages_->scrollToBottom();
+}
+
+void MainWindow::updateStatus(const SessionSnapshot& snapshot) {
+  const BackwardProgress& progress = snapshot.progress;
+  step_label_->setSteadyText(tr("epoch %1 · optimizer step %2 · sample %3")
+                                 .arg(progress.epoch)
+                                 .arg(progress.optimizer_step)
+                                 .arg(progress.sample));
+  if (progress.has_backward_step) {
+    backward_label_->setSteadyText(
+        tr("backward step %1 / op %2%3")
+            .arg(progress.backward_step)
+            .arg(OpLabel(graph_, progress.op_index),
+                 progress.backward_step_running ? tr(" (running)") : QString()));
+  } else {
+    backward_label_->setSteadyText(tr("%1 phase").arg(QLatin1String(PhaseName(progress.phase))));
+  }
+  memory_label_->setSteadyText(
+      tr("memory %1 · peak %2")
+          .arg(FormatBytes(snapshot.currentBytes()), FormatBytes(snapshot.peakBytes())));
+
+  const std::vector<StatusMessage>& messages = *snapshot.messages;
+  const uint64_t total = snapshot.messages_dropped + messages.size();
+  if (total < messages_seen_) messages_seen_ = 0;  // the store was cleared
+  const uint64_t fresh = std::min<uint64_t>(total - messages_seen_, messages.size());
+  for (size_t i = messages.size() - fresh; i < messages.size(); ++i) {
+    const StatusMessage& message = messages[i];
+    const QStyle::StandardPixmap icon =
+        message.level == MessageLevel::kError
+            ? QStyle::SP_MessageBoxCritical
+            : (message.level == MessageLevel::kWarning ? QStyle::SP_MessageBoxWarning
+                                                       : QStyle::SP_MessageBoxInformation);
+    messages_->addItem(new QListWidgetItem(style()->standardIcon(icon), message.text));
+  }
+  if (fresh > 0) messages_->scrollToBottom();
+  messages_seen_ = total;
+}
+
+QString MainWindow::statusText() const {
+  return QStringList{state_label_->text(), step_label_->text(), backward_label_->text(),
+                     memory_label_->text()}
+      .join(QStringLiteral(" | "));
+}
+
+bool MainWindow::IsModelFile(const QString& path) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  return suffix == QLatin1String("circle") || suffix == QLatin1String("tflite") ||
+         suffix == QLatin1String("tstrace");
+}
+
+void MainWindow::openFileDialog() {
+  const QStringList recent = recentFiles();
+  const QString dir =
+      recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.front()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Open Model"), dir,
+      tr("Models and traces (*.circle *.tflite *.tstrace);;All files (*)"));
+  if (path.endsWith(QLatin1String(".tstrace"), Qt::CaseInsensitive)) {
+    Q_EMIT openTraceRequested(path);
+  } else if (!path.isEmpty()) {
+    Q_EMIT openRequested(path);
+  }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!event->mimeData()->hasUrls()) return;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile() && IsModelFile(url.toLocalFile())) {
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile() && IsModelFile(url.toLocalFile())) {
+      event->acceptProposedAction();
+      if (url.toLocalFile().endsWith(QLatin1String(".tstrace"), Qt::CaseInsensitive)) {
+        Q_EMIT openTraceRequested(url.toLocalFile());
+        return;
+      }
+      Q_EMIT openRequested(url.toLocalFile());
+      return;
+    }
+  }
+}
+
+QStringList MainWindow::recentFiles() const {
+  TRAINSCOPE_SETTINGS(settings);
+  return settings.value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  QStringList files = recentFiles();
+  files.removeAll(absolute);
+  files.prepend(absolute);
+  while (files.size() > kMaxRecentFiles) files.removeLast();
+  TRAINSCOPE_SETTINGS(settings);
+  settings.setValue(QStringLiteral("recentFiles"), files);
+  updateRecentMenu();
+}
+
+void MainWindow::removeRecentFile(const QString& path) {
+  QStringList files = recentFiles();
+  files.removeAll(QFileInfo(path).absoluteFilePath());
+  TRAINSCOPE_SETTINGS(settings);
+  settings.setValue(QStringLiteral("recentFiles"), files);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  recent_menu_->clear();
+  const QStringList files = recentFiles();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString path = files[i];
+    QAction* action =
+        recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
+                                this, [this, path] { Q_EMIT openRequested(path); });
+    action->setToolTip(path);
+    action->setStatusTip(path);
+  }
+  if (!files.isEmpty()) recent_menu_->addSeparator();
+  QAction* clear = recent_menu_->addAction(tr("&Clear Menu"), this, [this] {
+    TRAINSCOPE_SETTINGS(settings);
+    settings.remove(QStringLiteral("recentFiles"));
+    updateRecentMenu();
+  });
+  clear->setEnabled(!files.isEmpty());
+  recent_menu_->setEnabled(true);
+}
+
+void MainWindow::setThemeChoice(ThemeChoice choice) {
+  theme_choice_ = choice;
+  for (QAction* action : theme_group_->actions()) {
+    action->setChecked(action->data().toInt() == static_cast<int>(choice));
+  }
+  applyTheme();
+}
+
+void MainWindow::applyTheme() {
+  switch (theme_choice_) {
+    case ThemeChoice::kSystem:
+      QApplication::setPalette(system_palette_);
+      break;
+    case ThemeChoice::kLight:
+      QApplication::setPalette(LightPalette());
+      break;
+    case ThemeChoice::kDark:
+      QApplication::setPalette(DarkPalette());
+      break;
+  }
+}
+
+void MainWindow::saveSettings() const {
+  TRAINSCOPE_SETTINGS(settings);
+  settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+  settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_choice_));
+  settings.setValue(QStringLiteral("memory/budgetBytes"),
+                    static_cast<qulonglong>(memory_view_->budgetBytes()));
+}
+
+void MainWindow::restoreSettings() {
+  TRAINSCOPE_SETTINGS(settings);
+  restored_geometry_ = settings.value(QStringLiteral("mainWindow/geometry")).toByteArray();
+  geometry_restored_ = restoreGeometry(restored_geometry_);
+  restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+  memory_view_->setBudgetBytes(
+      settings.value(QStringLiteral("memory/budgetBytes"), 0).toULongLong());
+  const int theme = settings.value(QStringLiteral("theme"), 0).toInt();
+  if (theme > 0 && theme <= 2) setThemeChoice(static_cast<ThemeChoice>(theme));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace trainscope

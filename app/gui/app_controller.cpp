@@ -262,15 +262,15 @@ Status AppController::load(const QString& model_path, Model model,
                               qPrintable(messages.join(QLatin1Char(' ')))),
                 model_path);
   }
-  LocalSetup embedded;
-  embedded.options = setup.options;
-  if (ValidateTrainabilityConfig(main, trainability).ok()) embedded.trainability = trainability;
-  Status status = buildData(main, setup, &embedded);
+  LocalSetup local;
+  local.options = setup.options;
+  if (ValidateTrainabilityConfig(main, trainability).ok()) local.trainability = trainability;
+  Status status = buildData(main, setup, &local);
   if (!status.ok()) return fail(std::move(status), model_path);
   auto source = std::make_unique<LocalEventSource>(store_);
   const Graph graph = model.graph();
-  const TrainabilityConfig applied = embedded.trainability;
-  status = source->load(std::move(model), std::move(embedded), QFileInfo(model_path).fileName());
+  const TrainabilityConfig applied = local.trainability;
+  status = source->load(std::move(model), std::move(local), QFileInfo(model_path).fileName());
   if (!status.ok()) return fail(std::move(status), model_path);
 
   window_->setEventSource(nullptr);

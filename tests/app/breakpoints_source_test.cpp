@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Breakpoints on the embedded engine: a real training run pauses before a watched op's backward
+// Breakpoints on the local engine: a real training run pauses before a watched op's backward
 // step, on NaN in a gradient, above a RAM budget and above a gradient norm, says why, and goes
 // on to the next hit when continued.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// WaitFor: polls a condition that another thread makes true (the embedded source's worker),
+// WaitFor: polls a condition that another thread makes true (the local source's worker),
 // returning as soon as it holds or false after `limit`, so tests never sleep a fixed long time.
 #pragma once
 

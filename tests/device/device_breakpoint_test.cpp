@@ -2,7 +2,7 @@
 //
 // Breakpoints on a board: the SET_BREAKPOINT plan leaves a real board ControlState holding
 // exactly the app's set whatever it held before, kinds the wire cannot express are named,
-// a RUN_STATE pause becomes the hit (and the DescribeHit sentence) the embedded source would
+// a RUN_STATE pause becomes the hit (and the DescribeHit sentence) the local source would
 // produce, and end to end against trainscope-board-sim over TCP: an op breakpoint pauses the
 // board before that op's backward step and names the op, a refused breakpoint is an error while
 // the rest applies, and clearing lets the run continue.
@@ -173,7 +173,7 @@ class DeviceBreakpointTest : public QObject {
     QVERIFY(board.paused());  // the rest still applies
   }
 
-  void aBreakpointPauseReadsLikeTheEmbeddedSourcesHit() {
+  void aBreakpointPauseReadsLikeTheLocalSourcesHit() {
     AnnouncedModel model;
     model.op_count = 3;
     model.tensor_count = 9;
@@ -183,7 +183,7 @@ class DeviceBreakpointTest : public QObject {
     model.ops[2].opcode = op::kSoftmax;
     model.tensor_names[4] = "fc/weights";
 
-    // The same facts as a graph the embedded source would hold.
+    // The same facts as a graph the local source would hold.
     Graph graph;
     graph.subgraphs.resize(1);
     graph.subgraphs[0].operators.resize(3);

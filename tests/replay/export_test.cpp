@@ -2,7 +2,7 @@
 //
 // View exports: every plot view and the graph write valid PNG, SVG and PDF files, tables write
 // CSV, and no temporary file is left behind. Also the app glue: File > Open Trace replays into
-// the main window, and embedded sessions get recorded.
+// the main window, and local sessions get recorded.
 #include <gtest/gtest.h>
 
 #include <QDir>
@@ -243,7 +243,7 @@ TEST_F(ExportTest, ReplayShowsTheModelWhoseHashMatchesTheTrace) {
   window.setEventSource(nullptr);
 }
 
-TEST_F(ExportTest, ControllerRecordsTheEmbeddedSessionOfTheWindow) {
+TEST_F(ExportTest, ControllerRecordsTheLocalSessionOfTheWindow) {
   window_.setEventSource(nullptr);
   auto store = std::make_shared<SessionStore>();
   LocalEventSource embedded(store);

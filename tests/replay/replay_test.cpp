@@ -75,7 +75,7 @@ TEST_F(ReplayTest, RecordingWritesTheWireStreamOfTheWholeRun) {
   EXPECT_EQ(index.modelHash(), run_->model_hash);
   EXPECT_TRUE(index.announced);
   EXPECT_EQ(index.ops.size(), 6u);
-  EXPECT_EQ(index.agent_name, QStringLiteral("trainscope-embedded"));
+  EXPECT_EQ(index.agent_name, QStringLiteral("trainscope-local"));
   // 2 epochs x 6 samples, each running backward through all 6 ops.
   EXPECT_EQ(CountBackwardEnds(run_->published), 2u * 6u * 6u);
   EXPECT_EQ(index.backward_ends.size(), CountBackwardEnds(run_->published));

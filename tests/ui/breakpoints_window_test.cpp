@@ -2,7 +2,7 @@
 //
 // Breakpoints in the desktop app: the panel edits the set, F9 toggles the selected op and the
 // graph marks it, the budget is the memory view's, the set is kept per model, and a hit (from a
-// fake source and from the real embedded engine) shows its reason and the op.
+// fake source and from the real local engine) shows its reason and the op.
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>

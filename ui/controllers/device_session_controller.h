@@ -3,7 +3,7 @@
 // DeviceSessionController: puts device sessions into a MainWindow without the window knowing.
 // install() adds a "Device" menu (Connect..., Disconnect, Reconnect) through menuBar() and a
 // "Link health" dock through addDockWidget(). Connecting stops the window's previous source
-// (e.g. the embedded engine: both write to the shared store), clears the store and makes the
+// (e.g. the local engine: both write to the shared store), clears the store and makes the
 // DeviceEventSource the window's source. When the board announces its model, the graph is the
 // model file whose FNV-1a 64 hash matches (searched among setModelSearchPaths() and the
 // window's recent files) or, failing that, the graph drawn from the announced op list. The

@@ -36,7 +36,7 @@ QMenu* FindMenu(MainWindow* window, const QString& title) {
   return nullptr;
 }
 
-// "embedded engine: demo.circle" -> "demo.circle"
+// "local engine: demo.circle" -> "demo.circle"
 QString ModelNameOf(const EventSource& source) {
   const QString text = source.description();
   const qsizetype colon = text.lastIndexOf(QStringLiteral(": "));
@@ -138,12 +138,12 @@ void ReplayController::setRecordingEnabled(bool enabled) {
 
 void ReplayController::recordCurrentSource() {
   if (!window_ || !recording_enabled_) return;
-  auto* embedded = qobject_cast<LocalEventSource*>(window_->eventSource());
-  if (embedded == nullptr || embedded->model() == nullptr || embedded->recorder()) return;
-  const Model& model = *embedded->model();
+  auto* local = qobject_cast<LocalEventSource*>(window_->eventSource());
+  if (local == nullptr || local->model() == nullptr || local->recorder()) return;
+  const Model& model = *local->model();
   const uint64_t hash = wire::ModelHash(model.bytes().data(), model.bytes().size());
   recorder_ = std::make_shared<TraceRecorder>(
-      TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*embedded)), model.graph(),
+      TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*local)), model.graph(),
       hash);
   recorder_->setMaxBytes(recordingMaxBytes());
   // The session's choice until the source reports a change (it does so when its run starts).
@@ -163,7 +163,7 @@ void ReplayController::recordCurrentSource() {
         },
         Qt::QueuedConnection);
   });
-  embedded->setRecorder(recorder_);
+  local->setRecorder(recorder_);
 }
 
 uint64_t ReplayController::recordingMaxBytes() const {

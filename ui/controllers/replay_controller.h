@@ -70,9 +70,9 @@ class ReplayController : public QObject {
   // recording/maxMegabytes from the app's QSettings in bytes; kDefaultMaxRecordingBytes when the
   // value is absent or not a positive number.
   static uint64_t RecordingMaxBytesSetting();
-  // The recorder of the current embedded session (null when none is recorded).
+  // The recorder of the current local session (null when none is recorded).
   std::shared_ptr<TraceRecorder> currentRecorder() const { return recorder_; }
-  // Attaches a recorder to the window's source when it is an unrecorded embedded session.
+  // Attaches a recorder to the window's source when it is an unrecorded local session.
   void recordCurrentSource();
 
   ReplayEventSource* replaySource() const { return replay_.get(); }

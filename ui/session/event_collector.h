@@ -2,7 +2,7 @@
 //
 // EventCollector: a TrainingObserver that appends every event it is told about to an EventBatch,
 // in arrival order. Sources that receive engine events as observer calls (a wire::MessageRouter
-// decoding a device link or a trace, the embedded trainer) collect them here and hand the batch
+// decoding a device link or a trace, the local trainer) collect them here and hand the batch
 // to SessionStore::append() whole.
 //
 // Not thread-safe: one producer thread fills it, then take() moves the batch out.

@@ -3,7 +3,7 @@
 // The desktop side of board breakpoints, as pure functions: turning the app's BreakpointSet into
 // the SET_BREAKPOINT commands a board understands, naming one such command in a message, and
 // turning a RUN_STATE that reports a breakpoint pause back into a BreakpointHit, so the reason
-// text comes from DescribeHit() exactly as for the embedded engine.
+// text comes from DescribeHit() exactly as for the local engine.
 //
 // Translation (PlanBreakpointCommands) clears and sets: the first command clears every op
 // breakpoint, then each watched op is set, then NaN/Inf, the RAM budget and the gradient

@@ -30,7 +30,7 @@
 // RUN_STATE carries the reason, op, tensor, max |g| and bytes; the other details DescribeHit()
 // shows are taken from the events that preceded it (see HitFromRunState). The reason text goes
 // to the store as a warning, the state becomes paused, then breakpointHit(reason, op) is emitted,
-// as the embedded source does.
+// as the local source does.
 //
 // Lives on the GUI thread; health() and announcedModel() may be called from any thread.
 //

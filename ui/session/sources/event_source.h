@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// EventSource: what every producer of training events looks like to the GUI: the embedded engine,
+// EventSource: what every producer of training events looks like to the GUI: the local engine,
 // a device session and trace replay implement it, SyntheticEventSource fakes one. A source writes
 // its events into the SessionStore it was given and emits dataReady(); views poll the store.
 //

@@ -116,7 +116,7 @@ Status LocalEventSource::load(Model model, LocalSetup setup, const QString& name
 }
 
 QString LocalEventSource::description() const {
-  return QStringLiteral("embedded engine: %1").arg(name_);
+  return QStringLiteral("local engine: %1").arg(name_);
 }
 
 void LocalEventSource::request(bool run, Boundary pause_at) {

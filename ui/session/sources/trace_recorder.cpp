@@ -19,7 +19,7 @@
 namespace trainscope {
 namespace {
 
-// What the embedded engine measures and sends; it takes no commands through the recording.
+// What the local engine measures and sends; it takes no commands through the recording.
 constexpr uint32_t kRecordedCapabilities =
     wire::capability::kForwardOps | wire::capability::kBackwardSteps |
     wire::capability::kMemoryEvents | wire::capability::kGradientStats |
@@ -163,7 +163,7 @@ Status TraceRecorder::openLocked() {
   TS_RETURN_IF_ERROR(writer_.Create(path_.toStdString(), model_hash_));
   tx_storage_.assign(kAgentMaxFrameBytes + 2, 0);
   AgentConfig config;
-  config.name = "trainscope-embedded";
+  config.name = "trainscope-local";
   config.capabilities = kRecordedCapabilities;
   config.tx_storage = tx_storage_.data();
   config.tx_storage_size = tx_storage_.size();

@@ -2,7 +2,7 @@
 //
 // TraceRecorder: writes a session to a trace file exactly as a board running the agent would
 // have sent it (HELLO, MODEL_ANNOUNCE, interned names, event frames, LOG for status messages),
-// so a recording of the embedded engine replays through the same decoder as a device trace.
+// so a recording of the local engine replays through the same decoder as a device trace.
 // It is an EventSource BatchRecorder: every published batch is re-encoded, in arrival order,
 // by an Agent whose write function collects the frames in a buffer; record() then hands the
 // whole batch to the TraceWriter in one append (one write(2) per batch, not per frame, which is
@@ -16,7 +16,7 @@
 //    file past it is not written, capped() turns true and status() says, in the user's terms,
 //    at which limit and after which optimizer step the recording stopped.
 // Either way the callback set with setOnStopped() runs once, on the recording thread.
-// Thread-safe (the embedded source records from its worker thread). The announced operators carry
+// Thread-safe (the local source records from its worker thread). The announced operators carry
 // the session's trainability; a change that takes effect during the run (trainabilityApplied) is
 // announced again at that point, as a board does after SET_TRAINABILITY.
 //

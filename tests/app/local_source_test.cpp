@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The embedded engine as an event source: it trains on a worker thread, pauses and steps at the
+// The local engine as an event source: it trains on a worker thread, pauses and steps at the
 // boundaries the debugger offers, and applies trainability changes at the next optimizer step.
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 
 using testing::WaitFor;
 
-class EmbeddedSourceTest : public ::testing::Test {
+class LocalSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     LocalSetup setup;
@@ -43,7 +43,7 @@ class EmbeddedSourceTest : public ::testing::Test {
   LocalEventSource source_{store_};
 };
 
-TEST_F(EmbeddedSourceTest, TrainsOnAWorkerThreadAndPublishesEvents) {
+TEST_F(LocalSourceTest, TrainsOnAWorkerThreadAndPublishesEvents) {
   source_.start();
   EXPECT_TRUE(WaitFor([&] { return store_->snapshot()->progress.optimizer_step >= 5; }));
   const auto paused = Pause();
@@ -52,7 +52,7 @@ TEST_F(EmbeddedSourceTest, TrainsOnAWorkerThreadAndPublishesEvents) {
       << "nothing runs while paused";
 }
 
-TEST_F(EmbeddedSourceTest, StepBackwardOpRunsExactlyOneBackwardOp) {
+TEST_F(LocalSourceTest, StepBackwardOpRunsExactlyOneBackwardOp) {
   source_.start();
   ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.optimizer_step >= 2; }));
   Pause();
@@ -81,7 +81,7 @@ TEST_F(EmbeddedSourceTest, StepBackwardOpRunsExactlyOneBackwardOp) {
   }
 }
 
-TEST_F(EmbeddedSourceTest, StepBatchAdvancesOneOptimizerStep) {
+TEST_F(LocalSourceTest, StepBatchAdvancesOneOptimizerStep) {
   source_.start();
   ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.last_optimizer_step >= 2; }));
   // last_optimizer_step is the latest update applied (optimizer_step is the one the current
@@ -97,7 +97,7 @@ TEST_F(EmbeddedSourceTest, StepBatchAdvancesOneOptimizerStep) {
   EXPECT_EQ(source_.state(), EventSource::State::kPaused);
 }
 
-TEST_F(EmbeddedSourceTest, TrainabilityChangeAppliesAtTheNextOptimizerStep) {
+TEST_F(LocalSourceTest, TrainabilityChangeAppliesAtTheNextOptimizerStep) {
   source_.start();
   ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.optimizer_step >= 2; }));
   source_.setTrainability(2, {});

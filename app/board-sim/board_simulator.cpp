@@ -74,6 +74,8 @@ Status BoardSimulator::Start() {
 }
 
 void BoardSimulator::Greet() {
+  agent_->SetTrainingSetup(static_cast<uint8_t>(trainer_->options().optimizer),
+                           trainer_->options().batch_size);
   agent_->Start();
   agent_->AnnounceModel(model_hash_, static_cast<uint32_t>(model_->graph().main().tensors.size()),
                         ops_.data(), static_cast<uint32_t>(ops_.size()));

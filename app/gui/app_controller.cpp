@@ -89,18 +89,7 @@ AppController::~AppController() {
 }
 
 void AppController::createMenu() {
-  QMenuBar* bar = window_->menuBar();
-  QMenu* menu = nullptr;
-  QAction* help = nullptr;
-  for (QAction* action : bar->actions()) {
-    const QString title = action->text().remove(QLatin1Char('&'));
-    if (action->menu() && title == tr("Training")) menu = action->menu();
-    if (action->menu() && title == tr("Help")) help = action;
-  }
-  if (!menu) {
-    menu = new QMenu(tr("&Training"), window_);
-    bar->insertMenu(help, menu);
-  }
+  QMenu* menu = window_->menu(MainWindow::Menu::kTraining);
   setup_action_ = menu->addAction(tr("Set up &training…"));
   setup_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
   setup_action_->setStatusTip(

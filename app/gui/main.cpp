@@ -25,6 +25,7 @@
 #include "ui/controllers/replay_controller.h"
 #include "ui/session/session_snapshot.h"
 #include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/main_window/view_export.h"
 
 using trainscope::AppController;
 using trainscope::MainWindow;
@@ -175,6 +176,7 @@ int main(int argc, char* argv[]) {
   trainscope::ReplayController replay(store);
   if (!state_json.isEmpty()) replay.setRecordingEnabled(false);
   replay.install(&window);
+  trainscope::InstallViewExports(&window);  // every view: PNG, SVG, PDF; tables: CSV
   if (!status.ok() && !screenshot.isEmpty()) return trainscope::cli::Fail(status);
   window.show();
   if (!headless) return QApplication::exec();

@@ -81,6 +81,8 @@ void Agent::SendModelAnnounce() {
   announce.model_hash = model_hash_;
   announce.op_count = op_count_;
   announce.tensor_count = tensor_count_;
+  announce.optimizer = optimizer_;
+  announce.batch_size = batch_size_;
   uint32_t first = 0;
   do {  // an op-less model still gets one announcement
     const uint32_t left = op_count_ - first;

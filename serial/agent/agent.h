@@ -63,7 +63,7 @@ struct AgentConfig {
 };
 
 // Largest payload the agent sends (MODEL_ANNOUNCE with a full op list).
-inline constexpr size_t kAgentMaxPayloadBytes = 21 + 3 * wire::kMaxOpsPerAnnounce;
+inline constexpr size_t kAgentMaxPayloadBytes = 21 + 3 * wire::kMaxOpsPerAnnounce + 5;
 inline constexpr size_t kAgentMaxFrameBytes = wire::WireFrameSize(kAgentMaxPayloadBytes);
 // Commands are at most 16 bytes of payload; anything longer is not for the agent.
 inline constexpr size_t kAgentRxFrameBytes = 40;
@@ -85,6 +85,12 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   // Sends MODEL_ANNOUNCE frames for `ops` (kept by pointer: re-sent on REQUEST_HELLO).
   void AnnounceModel(uint64_t model_hash, uint32_t tensor_count, const wire::OpSummary* ops,
                      uint32_t op_count);
+  // The optimizer (OptimizerKind) and batch size the board trains with, carried by every
+  // MODEL_ANNOUNCE from now on so the desktop plans the board's memory for them.
+  void SetTrainingSetup(uint8_t optimizer, uint32_t batch_size) {
+    optimizer_ = optimizer;
+    batch_size_ = batch_size;
+  }
   // Sends a name once per session; later calls with the same (kind, id) send nothing.
   void InternName(wire::NameKind kind, uint32_t id, const char* name);
   void Log(wire::LogLevel level, const char* text);
@@ -145,6 +151,8 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   uint32_t op_count_ = 0;
   uint32_t tensor_count_ = 0;
   uint64_t model_hash_ = 0;
+  uint8_t optimizer_ = wire::kOptimizerUnknown;
+  uint32_t batch_size_ = 0;
   bool started_ = false;
   bool in_poll_ = false;
   uint32_t last_heartbeat_ms_ = 0;

@@ -97,6 +97,8 @@ bool EncodePayload(const ModelAnnounceMessage& message, ByteWriter* writer) {
     writer->U8(static_cast<uint8_t>((op.trainable ? 1u : 0u) | (static_cast<unsigned>(op.rank) & 3u)
                                                                    << 1));
   }
+  writer->U8(message.optimizer);
+  writer->U32(message.batch_size);
   return writer->ok();
 }
 
@@ -118,6 +120,12 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, ModelAnnounceMessag
     const uint8_t bits = reader.U8();
     op.trainable = (bits & 1u) != 0;
     op.rank = static_cast<TrainRank>((bits >> 1) & 3u);  // two bits: every value is a rank
+  }
+  // The training setup was appended later: a payload that ends before it is an older board's,
+  // one that ends inside it is truncated.
+  if (reader.ok() && reader.remaining() > 0) {
+    out->optimizer = reader.U8();
+    out->batch_size = reader.U32();
   }
   return Finish(reader, true);
 }

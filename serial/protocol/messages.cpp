@@ -54,7 +54,8 @@ bool operator==(const OpSummary& a, const OpSummary& b) {
 bool operator==(const ModelAnnounceMessage& a, const ModelAnnounceMessage& b) {
   if (a.model_hash != b.model_hash || a.op_count != b.op_count ||
       a.tensor_count != b.tensor_count || a.first_op != b.first_op ||
-      a.entry_count != b.entry_count || a.entry_count > kMaxOpsPerAnnounce) {
+      a.entry_count != b.entry_count || a.entry_count > kMaxOpsPerAnnounce ||
+      a.optimizer != b.optimizer || a.batch_size != b.batch_size) {
     return false;
   }
   for (size_t i = 0; i < a.entry_count; ++i) {

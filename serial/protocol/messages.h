@@ -62,6 +62,8 @@ struct OpSummary {
   TrainRank rank = TrainRank::kAll;
 };
 
+inline constexpr uint8_t kOptimizerUnknown = 0xFF;
+
 struct ModelAnnounceMessage {
   uint64_t model_hash = 0;  // ModelHash() of the model bytes as loaded, before training
   uint32_t op_count = 0;
@@ -69,6 +71,9 @@ struct ModelAnnounceMessage {
   uint32_t first_op = 0;     // index of ops[0] in the model
   uint16_t entry_count = 0;  // valid entries in ops
   OpSummary ops[kMaxOpsPerAnnounce] = {};
+  // Appended after the entries (absent from older boards and traces: the defaults below).
+  uint8_t optimizer = kOptimizerUnknown;  // the trainer's OptimizerKind
+  uint32_t batch_size = 0;                // samples per optimizer step; 0 = unknown
 };
 
 enum class NameKind : uint8_t { kTensor = 0, kOperator = 1 };

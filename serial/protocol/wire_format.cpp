@@ -12,7 +12,7 @@ struct TypeInfo {
 
 constexpr TypeInfo kTypes[] = {
     {MessageType::kHello, "HELLO", 51},
-    {MessageType::kModelAnnounce, "MODEL_ANNOUNCE", 21 + 3 * 64},
+    {MessageType::kModelAnnounce, "MODEL_ANNOUNCE", 21 + 3 * 64 + 5},
     {MessageType::kInternName, "INTERN_NAME", 69},
     {MessageType::kLog, "LOG", 202},
     {MessageType::kHeartbeat, "HEARTBEAT", 16},

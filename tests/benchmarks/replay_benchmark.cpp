@@ -59,7 +59,7 @@ QString RecordRun(const QString& dir, uint32_t epochs) {
   const uint64_t hash = wire::ModelHash(model.bytes().data(), model.bytes().size());
   if (!source.load(std::move(model), setup, QStringLiteral("convnet.circle")).ok()) return {};
   const QString path = TraceRecorder::MakeRecordingPath(dir, QStringLiteral("convnet.circle"));
-  auto recorder = std::make_shared<TraceRecorder>(path, graph, hash);
+  auto recorder = std::make_shared<TraceRecorder>(path, graph, hash, TrainingOptions());
   recorder->setMaxBytes(uint64_t{1} << 40);
   source.setRecorder(recorder);
   source.start();

@@ -21,7 +21,7 @@
 #include "ui/controllers/replay_controller.h"
 #include "ui/session/sources/replay_event_source.h"
 #include "ui/widgets/common/qcustomplot_include.h"
-#include "ui/widgets/common/view_export.h"
+#include "ui/widgets/main_window/view_export.h"
 #include "ui/widgets/gradients/gradients_view.h"
 #include "ui/widgets/graph/graph_view.h"
 #include "ui/widgets/layers/layers_model.h"
@@ -192,6 +192,7 @@ TEST_F(ExportTest, ControllerAddsMenusAndReplaysATraceIntoTheWindow) {
   ReplayController controller(store);
   controller.setRecordingDir(out_.path());
   controller.install(&window);
+  InstallViewExports(&window);  // as the app's main() does
   ASSERT_NE(controller.openTraceAction(), nullptr);
   EXPECT_EQ(controller.openTraceAction()->shortcut(),
             QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));

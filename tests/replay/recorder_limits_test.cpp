@@ -46,7 +46,7 @@ class RecorderLimitsTest : public ::testing::Test {
   }
   std::shared_ptr<TraceRecorder> MakeRecorder() {
     Model model = testing::ConvNet();
-    return std::make_shared<TraceRecorder>(path_, model.graph(), 42u);
+    return std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
   }
   QTemporaryDir dir_;
   QString path_;
@@ -64,7 +64,7 @@ TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChange
       EXPECT_EQ(index.ops[k].trainable, selection.ops[k].has_parameter_gradients) << "op " << k;
     }
   };
-  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u);
+  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
   TrainabilityConfig last_one;
   last_one.num_train_layers = 1;
   recorder->trainabilityApplied(last_one);  // before the file exists: the opening announcement
@@ -93,7 +93,7 @@ TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChange
 // before the change, the second after it, the first again when seeking back.
 TEST_F(RecorderLimitsTest, ReplayShowsTheTrainabilityInForceAtItsPosition) {
   Model model = testing::ConvNet();
-  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u);
+  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
   TrainabilityConfig only_bias;
   only_bias.op_ranks[4] = TrainRank::kOnlyBias;
   TrainabilityConfig upper_half;
@@ -228,7 +228,7 @@ TEST_F(RecorderLimitsTest, CapEndsTheRecordingOnAWholeBatchAndSaysWhere) {
 TEST_F(RecorderLimitsTest, FailedWriteEndsTheRecordingOnceWithoutCap) {
   Model model = testing::ConvNet();
   auto recorder = std::make_shared<TraceRecorder>(
-      QStringLiteral("/dev/null/not-a-folder/run.tstrace"), model.graph(), 42u);
+      QStringLiteral("/dev/null/not-a-folder/run.tstrace"), model.graph(), 42u, TrainingOptions());
   int stops = 0;
   recorder->setOnStopped([&](const Status&, bool capped) {
     ++stops;

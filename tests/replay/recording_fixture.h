@@ -102,7 +102,7 @@ inline RecordedRun RecordConvNetRun(const QString& dir, const QString& name,
   run.model_hash = wire::ModelHash(model.bytes().data(), model.bytes().size());
   if (!source.load(std::move(model), setup, name).ok()) return run;
   run.path = TraceRecorder::MakeRecordingPath(dir, name);
-  auto recorder = std::make_shared<TraceRecorder>(run.path, graph, run.model_hash);
+  auto recorder = std::make_shared<TraceRecorder>(run.path, graph, run.model_hash, setup.options);
   auto tee = std::make_shared<TeeRecorder>(recorder);
   source.setRecorder(tee);
   source.start();

@@ -53,7 +53,7 @@ class TraceEventReaderTest : public ::testing::Test {
     ASSERT_TRUE(dir_.isValid());
     path_ = dir_.filePath(QStringLiteral("long.tstrace"));
     Model model = testing::ConvNet();
-    TraceRecorder recorder(path_, model.graph(), 7u);
+    TraceRecorder recorder(path_, model.graph(), 7u, TrainingOptions());
     for (uint32_t step = 0; step < 400; ++step) {
       const EventBatch batch = testing::StepBatch(step);
       recorder.record(batch);

@@ -39,7 +39,7 @@ DeviceSessionController::~DeviceSessionController() {
 
 void DeviceSessionController::install(MainWindow* window) {
   window_ = window;
-  QMenu* menu = window->menuBar()->addMenu(tr("&Device"));
+  QMenu* menu = window->menu(MainWindow::Menu::kDevice);
   connect_action_ =
       menu->addAction(tr("&Connect..."), this, &DeviceSessionController::showConnectDialog);
   disconnect_action_ =

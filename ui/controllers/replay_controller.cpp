@@ -18,7 +18,6 @@
 #include "ui/session/sources/replay_event_source.h"
 #include "ui/session/sources/trace_recorder.h"
 #include "ui/session/trainability.h"
-#include "ui/widgets/common/view_export.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/replay/compare_window.h"
@@ -28,13 +27,6 @@ namespace trainscope {
 namespace {
 
 const QString kTraceFilter = QObject::tr("TrainScope traces (*.tstrace);;All files (*)");
-
-QMenu* FindMenu(MainWindow* window, const QString& title) {
-  for (QAction* action : window->menuBar()->actions()) {
-    if (action->menu() && action->text().remove(QLatin1Char('&')) == title) return action->menu();
-  }
-  return nullptr;
-}
 
 // "local engine: demo.circle" -> "demo.circle"
 QString ModelNameOf(const EventSource& source) {
@@ -87,7 +79,8 @@ void ReplayController::install(MainWindow* window) {
   record_action_->setStatusTip(tr("Write every training session to a trace file in %1")
                                    .arg(QDir::toNativeSeparators(recording_dir_)));
   connect(record_action_, &QAction::toggled, this, &ReplayController::setRecordingEnabled);
-  if (QMenu* file = FindMenu(window, tr("File"))) {
+  {
+    QMenu* file = window->menu(MainWindow::Menu::kFile);
     QAction* before = nullptr;
     for (QAction* action : file->actions()) {
       if (action->isSeparator()) {
@@ -106,7 +99,6 @@ void ReplayController::install(MainWindow* window) {
   window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
   dock_->hide();
 
-  InstallViewExports(window);
   connect(window, &MainWindow::openTraceRequested, this, &ReplayController::openTraceInteractively);
   // Every session the window gets (a model opened, a new training setup) is recorded; a replay
   // that is no longer the window's source stops feeding the shared store.
@@ -143,8 +135,8 @@ void ReplayController::recordCurrentSource() {
   const Model& model = *local->model();
   const uint64_t hash = wire::ModelHash(model.bytes().data(), model.bytes().size());
   recorder_ = std::make_shared<TraceRecorder>(
-      TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*local)), model.graph(),
-      hash);
+      TraceRecorder::MakeRecordingPath(recording_dir_, ModelNameOf(*local)), model.graph(), hash,
+      local->options());
   recorder_->setMaxBytes(recordingMaxBytes());
   // The session's choice until the source reports a change (it does so when its run starts).
   recorder_->trainabilityApplied(window_->layersPanel()->appliedTrainability());

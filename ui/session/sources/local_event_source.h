@@ -64,6 +64,8 @@ class LocalEventSource : public EventSource {
   Status load(Model model, LocalSetup setup, const QString& name);
   bool loaded() const { return model_ != nullptr; }
   const Model* model() const { return model_.get(); }
+  // The options the loaded session trains with (set by load(), GUI thread).
+  const TrainingOptions& options() const { return setup_.options; }
   QString description() const override;
   // How many breakpoints were hit in this source's life, and the latest (thread-safe).
   uint64_t breakpointHitCount() const;

@@ -121,10 +121,12 @@ std::string FormatSize(uint64_t bytes) {
 
 }  // namespace
 
-TraceRecorder::TraceRecorder(QString path, const Graph& graph, uint64_t model_hash)
+TraceRecorder::TraceRecorder(QString path, const Graph& graph, uint64_t model_hash,
+                             const TrainingOptions& options)
     : path_(std::move(path)),
       graph_(graph),
       model_hash_(model_hash),
+      options_(options),
       ops_(DescribeOps(graph, TrainabilityConfig())) {}
 
 TraceRecorder::~TraceRecorder() {
@@ -172,6 +174,7 @@ Status TraceRecorder::openLocked() {
   config.lookup_name = &TraceRecorder::NameThunk;
   config.lookup_context = this;
   agent_ = std::make_unique<Agent>(config);
+  agent_->SetTrainingSetup(static_cast<uint8_t>(options_.optimizer), options_.batch_size);
   agent_->Start();
   const size_t tensors = graph_.subgraphs.empty() ? 0 : graph_.main().tensors.size();
   agent_->AnnounceModel(model_hash_, static_cast<uint32_t>(tensors), ops_.data(),

@@ -20,7 +20,7 @@
 // the session's trainability; a change that takes effect during the run (trainabilityApplied) is
 // announced again at that point, as a board does after SET_TRAINABILITY.
 //
-//   auto recorder = std::make_shared<TraceRecorder>(path, model.graph(), model_hash);
+//   auto recorder = std::make_shared<TraceRecorder>(path, model.graph(), model_hash, options);
 //   recorder->setMaxBytes(uint64_t{256} << 20);
 //   recorder->setOnStopped([](const Status& why, bool capped) { /* post `why` to the GUI thread */
 //   }); source->setRecorder(recorder); source->start();
@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/core/training_options.h"
 #include "engine/model/graph.h"
 #include "serial/protocol/messages.h"
 #include "serial/trace/trace_file.h"
@@ -50,8 +51,10 @@ inline constexpr uint64_t kDefaultMaxRecordingBytes = uint64_t{1} << 30;
 
 class TraceRecorder final : public BatchRecorder {
  public:
-  // `graph` (copied) names the tensors and operators and gives the announced op list.
-  TraceRecorder(QString path, const Graph& graph, uint64_t model_hash);
+  // `graph` (copied) names the tensors and operators and gives the announced op list;
+  // `options` gives the optimizer and batch size the announcement carries.
+  TraceRecorder(QString path, const Graph& graph, uint64_t model_hash,
+                const TrainingOptions& options);
   ~TraceRecorder() override;
   TraceRecorder(const TraceRecorder&) = delete;
   TraceRecorder& operator=(const TraceRecorder&) = delete;
@@ -98,6 +101,7 @@ class TraceRecorder final : public BatchRecorder {
   const QString path_;
   const Graph graph_;
   const uint64_t model_hash_;
+  const TrainingOptions options_;
   std::vector<wire::OpSummary> ops_;  // the agent keeps a pointer
 
   mutable std::mutex mutex_;

@@ -187,6 +187,7 @@ void MainWindow::createActions() {
 
 void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  menus_[Menu::kFile] = file;
   file->addAction(open_action_);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
@@ -201,9 +202,11 @@ void MainWindow::createMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  menus_[Menu::kEdit] = edit;
   edit->addAction(graph_view_->findAction());
 
   view_menu_ = menuBar()->addMenu(tr("&View"));
+  menus_[Menu::kView] = view_menu_;
   for (QDockWidget* dock : docks_) view_menu_->addAction(dock->toggleViewAction());
   view_menu_->addSeparator();
   QMenu* theme = view_menu_->addMenu(tr("&Theme"));
@@ -221,6 +224,11 @@ void MainWindow::createMenus() {
   view_menu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
 
   QMenu* debug = menuBar()->addMenu(tr("&Debug"));
+  menus_[Menu::kDebug] = debug;
+  menus_[Menu::kTraining] = menuBar()->addMenu(tr("&Training"));
+  menus_[Menu::kDevice] = menuBar()->addMenu(tr("&Device"));
+  menus_[Menu::kTraining]->menuAction()->setVisible(false);
+  menus_[Menu::kDevice]->menuAction()->setVisible(false);
   for (QAction* action :
        {run_action_, pause_action_, step_op_action_, step_sample_action_, step_batch_action_}) {
     debug->addAction(action);
@@ -241,6 +249,12 @@ void MainWindow::createMenus() {
   }
   view_menu_->insertAction(view_menu_->actions().value(docks_.size()), toolbar->toggleViewAction());
   updateRecentMenu();
+}
+
+QMenu* MainWindow::menu(Menu which) const {
+  QMenu* found = menus_.at(which);
+  found->menuAction()->setVisible(true);
+  return found;
 }
 
 void MainWindow::createNoticeBar() {

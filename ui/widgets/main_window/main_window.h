@@ -28,6 +28,7 @@
 #include <QPointer>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 
 class QLabel;
@@ -77,6 +78,10 @@ class MainWindow : public QMainWindow {
   EventSource* eventSource() const { return source_; }
 
   QAction* action(Command command) const;
+  // The menus, in menu-bar order, for controllers that add their actions. Training and Device
+  // appear once asked for.
+  enum class Menu { kFile, kEdit, kView, kDebug, kTraining, kDevice };
+  QMenu* menu(Menu which) const;
   void addRecentFile(const QString& path);
   void removeRecentFile(const QString& path);
   QStringList recentFiles() const;
@@ -174,6 +179,7 @@ class MainWindow : public QMainWindow {
   QAction* open_action_ = nullptr;
   QMenu* recent_menu_ = nullptr;
   QMenu* view_menu_ = nullptr;
+  std::map<Menu, QMenu*> menus_;
   QActionGroup* theme_group_ = nullptr;
 
   QLabel* state_label_ = nullptr;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/widgets/common/view_export.h"
+#include "ui/widgets/main_window/view_export.h"
 
 #include <QAbstractItemModel>
 #include <QApplication>
@@ -301,13 +301,7 @@ void InstallViewExports(MainWindow* window) {
     });
   });
 
-  QMenu* view_menu = nullptr;
-  for (QAction* action : window->menuBar()->actions()) {
-    if (action->menu() && action->text().remove(QLatin1Char('&')) == QObject::tr("View")) {
-      view_menu = action->menu();
-    }
-  }
-  if (view_menu == nullptr) return;
+  QMenu* view_menu = window->menu(MainWindow::Menu::kView);
   view_menu->addSeparator();
   QAction* export_view = view_menu->addAction(QObject::tr("&Export Current View…"));
   export_view->setObjectName(QStringLiteral("exportCurrentViewAction"));

@@ -79,6 +79,38 @@ class DevicePartsTest : public QObject {
     QVERIFY(!builder.complete());
   }
 
+  // A board (or a corrupted frame with a valid CRC) claiming 2^32-1 operators is ignored before
+  // anything is allocated; so are names for ids no announced model has.
+  void hugeCountsAndNamesBeyondThemAreIgnored() {
+    AnnouncedModelBuilder builder;
+    wire::ModelAnnounceMessage huge = Announce(3, 0, 0, 0);
+    huge.op_count = UINT32_MAX;
+    QVERIFY(!builder.Add(huge));
+    huge.op_count = 2;
+    huge.tensor_count = UINT32_MAX;
+    QVERIFY(!builder.Add(huge));
+    QVERIFY(!builder.announced());
+    QVERIFY(builder.model().ops.empty());
+    wire::InternNameMessage name;
+    name.kind = wire::NameKind::kTensor;
+    name.id = UINT32_MAX;
+    name.name.Assign("x");
+    builder.AddName(name);
+    QVERIFY(builder.model().tensor_names.empty());
+    wire::ModelAnnounceMessage small = Announce(3, 2, 0, 2);
+    small.tensor_count = 4;
+    small.optimizer = 1;
+    small.batch_size = 8;
+    QVERIFY(builder.Add(small));
+    QCOMPARE(builder.model().optimizer, uint8_t{1});
+    QCOMPARE(builder.model().batch_size, uint32_t{8});
+    name.id = 4;  // tensors 0..3 only
+    builder.AddName(name);
+    name.id = 3;
+    builder.AddName(name);
+    QCOMPARE(builder.model().tensor_names.size(), size_t{1});
+  }
+
   void theAnnouncedGraphHasOneOperatorPerOpInExecutionOrder() {
     AnnouncedModelBuilder builder;
     wire::ModelAnnounceMessage announce = Announce(1, 3, 0, 3);

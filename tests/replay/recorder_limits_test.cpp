@@ -59,9 +59,10 @@ TEST_F(RecorderLimitsTest, TrainabilityIsAnnouncedAtTheStartAndAgainWhenItChange
   const Subgraph& main = model.graph().main();
   auto expect_announced = [&main](const TraceIndex& index, const TrainabilityConfig& config) {
     const BackwardSelection selection = SelectBackwardRange(main, config);
-    ASSERT_EQ(index.ops.size(), main.operators.size());
-    for (size_t k = 0; k < index.ops.size(); ++k) {
-      EXPECT_EQ(index.ops[k].trainable, selection.ops[k].has_parameter_gradients) << "op " << k;
+    const std::vector<wire::OpSummary>& ops = index.announcement.model().ops;
+    ASSERT_EQ(ops.size(), main.operators.size());
+    for (size_t k = 0; k < ops.size(); ++k) {
+      EXPECT_EQ(ops[k].trainable, selection.ops[k].has_parameter_gradients) << "op " << k;
     }
   };
   auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
@@ -139,7 +140,7 @@ TEST_F(RecorderLimitsTest, RecordedBatchIsInTheFileBeforeClose) {
     TraceIndex index;
     ASSERT_TRUE(IndexTrace(path_, &index).ok());
     EXPECT_FALSE(index.skips.any()) << index.skips.describe().toStdString();
-    EXPECT_TRUE(index.announced);
+    EXPECT_TRUE(index.announced());
     ASSERT_EQ(index.optimizer_steps.size(), step + 1);
     const EventBatch events = ReadTraceEvents(index, 0, index.eventCount());
     ASSERT_EQ(events.optimizer_steps.back().optimizer_step, step);

@@ -73,8 +73,8 @@ TEST_F(ReplayTest, RecordingWritesTheWireStreamOfTheWholeRun) {
   ASSERT_TRUE(IndexTrace(run_->path, &index).ok());
   EXPECT_FALSE(index.skips.any()) << index.skips.describe().toStdString();
   EXPECT_EQ(index.modelHash(), run_->model_hash);
-  EXPECT_TRUE(index.announced);
-  EXPECT_EQ(index.ops.size(), 6u);
+  EXPECT_TRUE(index.announced());
+  EXPECT_EQ(index.announcement.model().ops.size(), 6u);
   EXPECT_EQ(index.agent_name, QStringLiteral("trainscope-local"));
   // 2 epochs x 6 samples, each running backward through all 6 ops.
   EXPECT_EQ(CountBackwardEnds(run_->published), 2u * 6u * 6u);

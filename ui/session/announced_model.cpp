@@ -22,7 +22,13 @@ std::map<uint16_t, TrainRank> AnnouncedModel::trainedOps() const {
 
 bool AnnouncedModelBuilder::Add(const wire::ModelAnnounceMessage& announce) {
   const uint64_t end = uint64_t{announce.first_op} + announce.entry_count;
-  if (end > announce.op_count || announce.entry_count > wire::kMaxOpsPerAnnounce) return false;
+  if (end > announce.op_count || announce.entry_count > wire::kMaxOpsPerAnnounce ||
+      announce.op_count > kMaxAnnouncedOps || announce.tensor_count > kMaxAnnouncedTensors) {
+    return false;
+  }
+  announced_ = true;
+  model_.optimizer = announce.optimizer;
+  model_.batch_size = announce.batch_size;
   const bool restart = announce.first_op == 0 || announce.model_hash != model_.hash ||
                        announce.op_count != model_.op_count;
   if (restart) {
@@ -52,7 +58,11 @@ bool AnnouncedModelBuilder::Add(const wire::ModelAnnounceMessage& announce) {
 }
 
 void AnnouncedModelBuilder::AddName(const wire::InternNameMessage& name) {
-  auto& names = name.kind == wire::NameKind::kOperator ? model_.op_names : model_.tensor_names;
+  const bool op = name.kind == wire::NameKind::kOperator;
+  const uint32_t limit = announced_ ? (op ? model_.op_count : model_.tensor_count)
+                                    : (op ? kMaxAnnouncedOps : kMaxAnnouncedTensors);
+  if (name.id >= limit) return;
+  auto& names = op ? model_.op_names : model_.tensor_names;
   names[name.id] = std::string(name.name.c_str(), name.name.size);
 }
 

@@ -26,10 +26,17 @@
 
 namespace trainscope {
 
+// What a board or a trace may claim, bounded before anything is allocated: a corrupted count
+// must not make the desktop reserve gigabytes.
+inline constexpr uint32_t kMaxAnnouncedOps = 1u << 16;
+inline constexpr uint32_t kMaxAnnouncedTensors = 1u << 20;
+
 struct AnnouncedModel {
   uint64_t hash = 0;
   uint32_t op_count = 0;
   uint32_t tensor_count = 0;
+  uint8_t optimizer = wire::kOptimizerUnknown;   // the board trainer's OptimizerKind
+  uint32_t batch_size = 0;                       // 0: unknown
   std::vector<wire::OpSummary> ops;              // by op index; op_count entries
   std::map<uint32_t, std::string> op_names;      // INTERN_NAME kind operator
   std::map<uint32_t, std::string> tensor_names;  // INTERN_NAME kind tensor
@@ -42,10 +49,13 @@ struct AnnouncedModel {
 // first_op == 0 or another hash/op count starts over; complete() once every op was described.
 class AnnouncedModelBuilder {
  public:
-  // False when the frame contradicts itself (first_op + entries past op_count); it is ignored.
+  // False when the frame contradicts itself (first_op + entries past op_count) or claims more
+  // than kMaxAnnouncedOps operators or kMaxAnnouncedTensors tensors; it is ignored.
   bool Add(const wire::ModelAnnounceMessage& announce);
+  // Names of ids beyond the announced counts (or the caps, before any announcement) are ignored.
   void AddName(const wire::InternNameMessage& name);
   bool complete() const { return complete_; }
+  bool announced() const { return announced_; }
   const AnnouncedModel& model() const { return model_; }
 
  private:
@@ -53,6 +63,7 @@ class AnnouncedModelBuilder {
   std::vector<bool> described_;
   uint32_t described_count_ = 0;
   bool complete_ = false;
+  bool announced_ = false;
 };
 
 // A graph that GraphView can draw when the model file is not at hand: one operator per announced

@@ -37,22 +37,14 @@ class IndexLinkHandler final : public LogsToMessages {
     index_->agent_name = QString::fromUtf8(hello.agent_name.c_str());
   }
   void OnModelAnnounce(const wire::ModelAnnounceMessage& announce) override {
-    index_->announced = true;
-    index_->announced_hash = announce.model_hash;
-    index_->tensor_count = announce.tensor_count;
-    // Bounded by what a model can have: a corrupted op_count must not allocate gigabytes.
-    const uint32_t op_count = std::min<uint32_t>(announce.op_count, 1u << 16);
-    index_->ops.resize(op_count);
-    for (uint32_t i = 0; i < announce.entry_count && i < wire::kMaxOpsPerAnnounce; ++i) {
-      const uint64_t op = uint64_t{announce.first_op} + i;
-      if (op < index_->ops.size()) index_->ops[op] = announce.ops[i];
-    }
+    if (!index_->announcement.Add(announce)) return;
+    const std::vector<wire::OpSummary>& ops = index_->announcement.model().ops;
     // The frames of one announcement arrive with no event between them: the set at a position
     // is the one its last frame completes.
     TraceIndex::TrainedSet set;
     set.position = counter_->position();
-    for (size_t k = 0; k < index_->ops.size(); ++k) {
-      if (index_->ops[k].trainable) set.ops[static_cast<uint16_t>(k)] = index_->ops[k].rank;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].trainable) set.ops[static_cast<uint16_t>(k)] = ops[k].rank;
     }
     auto& sets = index_->trained_sets;
     if (!sets.empty() && sets.back().position == set.position) {
@@ -62,9 +54,7 @@ class IndexLinkHandler final : public LogsToMessages {
     }
   }
   void OnInternName(const wire::InternNameMessage& message) override {
-    auto& names =
-        message.kind == wire::NameKind::kOperator ? index_->op_names : index_->tensor_names;
-    names[message.id] = message.name.c_str();
+    index_->announcement.AddName(message);
   }
 
  private:
@@ -254,22 +244,8 @@ const std::map<uint16_t, TrainRank>* TrainedOpsAt(const TraceIndex& index, size_
 }
 
 Graph GraphFromAnnouncement(const TraceIndex& index) {
-  Graph graph;
-  if (!index.announced) return graph;
-  Subgraph main;
-  main.name = "announced";
-  for (size_t k = 0; k < index.ops.size(); ++k) {
-    Operator op;
-    op.opcode = index.ops[k].opcode;
-    const auto name = index.op_names.find(static_cast<uint32_t>(k));
-    Tensor output;
-    output.name = name != index.op_names.end() ? name->second : "op" + std::to_string(k);
-    op.outputs.push_back(static_cast<int32_t>(main.tensors.size()));
-    main.tensors.push_back(std::move(output));
-    main.operators.push_back(std::move(op));
-  }
-  graph.subgraphs.push_back(std::move(main));
-  return graph;
+  if (!index.announced()) return Graph();
+  return BuildAnnouncedGraph(index.announcement.model());
 }
 
 }  // namespace trainscope

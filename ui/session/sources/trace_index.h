@@ -32,6 +32,7 @@
 #include "engine/model/graph.h"
 #include "serial/protocol/messages.h"
 #include "serial/trace/trace_file.h"
+#include "ui/session/announced_model.h"
 #include "ui/session/event_batch.h"
 
 namespace trainscope {
@@ -68,12 +69,8 @@ struct TraceIndex {
   std::vector<size_t> sample_ends;      // after each SAMPLE end event
   std::vector<size_t> optimizer_steps;  // after each OPTIMIZER_STEP event
   QString agent_name;                   // from HELLO
-  bool announced = false;               // a MODEL_ANNOUNCE arrived
-  uint64_t announced_hash = 0;
-  uint32_t tensor_count = 0;
-  std::vector<wire::OpSummary> ops;  // as announced, by op index
-  std::map<uint32_t, std::string> tensor_names;
-  std::map<uint32_t, std::string> op_names;
+  // The model as announced (the latest announcement, names), with the live path's caps.
+  AnnouncedModelBuilder announcement;
   // Every trained set announced (op index -> rank), with the position in events.order from which
   // it holds: a recording announces again where a trainability change took effect.
   struct TrainedSet {
@@ -85,7 +82,10 @@ struct TraceIndex {
 
   size_t eventCount() const { return event_count; }
   // The model hash of the header, or of MODEL_ANNOUNCE when the header has none.
-  uint64_t modelHash() const { return header.model_hash ? header.model_hash : announced_hash; }
+  uint64_t modelHash() const {
+    return header.model_hash ? header.model_hash : announcement.model().hash;
+  }
+  bool announced() const { return announcement.announced(); }
 };
 
 Status IndexTrace(const QString& path, TraceIndex* out);
@@ -100,8 +100,8 @@ const std::map<uint16_t, TrainRank>* TrainedOpsAt(const TraceIndex& index, size_
 EventBatch SliceEvents(const EventBatch& all, size_t begin, size_t end);
 void AppendEvents(const EventBatch& all, size_t begin, size_t end, EventBatch* to);
 
-// A Graph with the announced operators only (opcodes, interned names as output tensors), for
-// showing a trace whose model file is not at hand. Empty when nothing was announced.
+// The announced graph (BuildAnnouncedGraph), for showing a trace whose model file is not at
+// hand. Empty when nothing was announced.
 Graph GraphFromAnnouncement(const TraceIndex& index);
 
 }  // namespace trainscope

@@ -262,43 +262,19 @@ Status AppController::load(const QString& model_path, Model model,
   status = source->load(std::move(model), std::move(local), QFileInfo(model_path).fileName());
   if (!status.ok()) return fail(std::move(status), model_path);
 
-  window_->setEventSource(nullptr);
+  // The previous session's source stops before it is replaced.
+  SessionHost* host = window_->sessionHost();
+  host->switchTo(nullptr);
   source_ = std::move(source);
   model_path_ = model_path;
   setup_ = setup;
-  store_->clear();
-  window_->setGraph(graph, model_path);
-  window_->setEventSource(source_.get());
+  host->switchTo(source_.get());
+  host->showModel({graph, model_path, applied, /*plannable=*/true, setup.options, QString()});
   window_->addRecentFile(QFileInfo(model_path).absoluteFilePath());
-  LayersPanel* panel = window_->layersPanel();
-  panel->setModelFile(model_path);
-  panel->setTrainingOptions(setup.options);
-  if (applied != TrainabilityConfig()) window_->showSourceTrainability(applied);
-  // The batch matters: from the second sample on, onert-micro holds one more set of gradients.
-  MemoryReportOptions report_options;
-  report_options.optimizer = setup.options.optimizer;
-  report_options.batch_size = setup.options.batch_size;
-  panel->setEstimator([graph, report_options](uint32_t last_n, const TrainRankMap& ranks) {
-    TrainabilityConfig config;
-    config.num_train_layers = last_n;
-    config.op_ranks = ranks;
-    LayersPanel::Estimate estimate;
-    MemoryReport report;
-    if (ComputeMemoryReport(graph, config, report_options, &report).ok()) {
-      estimate.heap_peak_bytes = report.heap_peak_bytes;
-      estimate.arena_bytes = report.arena_bytes;
-    }
-    estimate.trained_params =
-        TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), config));
-    return estimate;
-  });
+  window_->layersPanel()->setModelFile(model_path);
   applyWarnings(applied);
   setup_action_->setEnabled(true);
-  window_->memoryView()->setSetupText(
-      tr("%1 · batch %2")
-          .arg(QLatin1String(OptimizerName(setup.options.optimizer)))
-          .arg(setup.options.batch_size));
-  window_->setNotices(setupNotices(model_path, main, setup));
+  window_->setNotices(setupNotices(model_path, graph.main(), setup));
   EventBatch note;
   if (setup.use_builtin_data && !setup.builtin_has_test_set) {
     note.add(StatusMessage{MessageLevel::kWarning,

@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "engine/core/training_options.h"
 #include "engine/model/model.h"
 #include "serial/protocol/message_router.h"
 #include "serial/trace/trace_file.h"
@@ -145,6 +146,10 @@ class DeviceSessionTest : public QObject {
     Model demo;
     QVERIFY(ReadModelFile(DemoFile("demo.circle").toStdString(), &demo).ok());
     QCOMPARE(announced.ops.size(), demo.graph().main().operators.size());
+    // The board says how it trains (the demo's metadata: Adam, batch 1), so the desktop plans
+    // its memory for that.
+    QCOMPARE(announced.optimizer, static_cast<uint8_t>(OptimizerKind::kAdam));
+    QCOMPARE(announced.batch_size, 1u);
 
     pauseAndStepOneOp(&source);
 

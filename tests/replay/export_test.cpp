@@ -17,17 +17,18 @@
 
 #include <cstdio>
 
+#include "engine/memory/memory_report.h"
 #include "tests/replay/recording_fixture.h"
 #include "ui/controllers/replay_controller.h"
 #include "ui/session/sources/replay_event_source.h"
 #include "ui/widgets/common/qcustomplot_include.h"
-#include "ui/widgets/main_window/view_export.h"
 #include "ui/widgets/gradients/gradients_view.h"
 #include "ui/widgets/graph/graph_view.h"
 #include "ui/widgets/layers/layers_model.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/loss/loss_view.h"
 #include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/main_window/view_export.h"
 #include "ui/widgets/memory/memory_view.h"
 #include "ui/widgets/replay/replay_timeline.h"
 
@@ -241,6 +242,47 @@ TEST_F(ExportTest, ReplayShowsTheModelWhoseHashMatchesTheTrace) {
   EXPECT_TRUE(window.windowTitle().contains(QStringLiteral("b-convnet.circle")))
       << window.windowTitle().toStdString();
   EXPECT_EQ(window.graphView()->nodeCount(), 6);
+  window.setEventSource(nullptr);
+}
+
+// The model on screen is the model planned: a replay whose model file is found plans that model
+// with the recorded session's optimizer and batch (Adam, 2), not whatever was opened locally; one
+// whose file is missing plans nothing and says why.
+TEST_F(ExportTest, ReplayPlansTheRecordedModelWithTheRecordedOptimizerAndBatch) {
+  window_.setEventSource(nullptr);
+  QTemporaryDir dir;
+  const QString trace = dir.filePath(QStringLiteral("run.tstrace"));
+  ASSERT_TRUE(QFile::copy(run_->path, trace));
+  auto store = std::make_shared<SessionStore>();
+  MainWindow window;
+  window.setStore(store);
+  ReplayController controller(store);
+  controller.install(&window);
+  ASSERT_TRUE(controller.openTrace(trace).ok());
+  EXPECT_EQ(window.layersPanel()->appliedEstimate().heap_peak_bytes, 0u);
+  EXPECT_FALSE(window.sessionHost()->model().plannable);
+  EXPECT_TRUE(window.sessionHost()->model().note.contains(QStringLiteral("no shapes")));
+
+  const Model model = testing::ConvNet();
+  QFile file(dir.filePath(QStringLiteral("convnet.circle")));
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(reinterpret_cast<const char*>(model.bytes().data()),
+             static_cast<qint64>(model.bytes().size()));
+  file.close();
+  ASSERT_TRUE(controller.openTrace(trace).ok());
+  const SessionModel& shown = window.sessionHost()->model();
+  EXPECT_TRUE(shown.plannable);
+  EXPECT_EQ(shown.options.optimizer, OptimizerKind::kAdam);
+  EXPECT_EQ(shown.options.batch_size, 2u);
+  MemoryReportOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.batch_size = 2;
+  MemoryReport expected;
+  ASSERT_TRUE(ComputeMemoryReport(model.graph(), window.layersPanel()->appliedTrainability(),
+                                  options, &expected)
+                  .ok());
+  EXPECT_EQ(window.layersPanel()->appliedEstimate().heap_peak_bytes, expected.heap_peak_bytes);
+  EXPECT_EQ(window.layersPanel()->appliedEstimate().arena_bytes, expected.arena_bytes);
   window.setEventSource(nullptr);
 }
 

@@ -60,20 +60,21 @@ void DeviceSessionController::install(MainWindow* window) {
 }
 
 Status DeviceSessionController::connectTo(const QString& endpoint, const QString& record_path) {
-  if (window_ && window_->eventSource() && window_->eventSource() != source_.get()) {
-    window_->eventSource()->stop();
-  }
-  if (window_) window_->setEventSource(nullptr);
   source_->close();
-  store_->clear();
+  // Stops any other source and clears the store before the board's first frame arrives.
+  if (window_) {
+    window_->sessionHost()->switchTo(source_.get());
+  } else {
+    store_->clear();
+  }
   graph_shown_ = false;
   model_path_.clear();
   Status status = source_->open(endpoint, record_path);
-  if (!status.ok()) return status;
-  if (window_) {
-    window_->setEventSource(source_.get());
-    if (health_dock_) health_dock_->show();
+  if (!status.ok()) {
+    if (window_) window_->sessionHost()->switchTo(nullptr);
+    return status;
   }
+  if (window_ && health_dock_) health_dock_->show();
   updateActions();
   return Status::Ok();
 }
@@ -132,13 +133,9 @@ void DeviceSessionController::onModelAnnounced() {
   }
   store_->append(note);
   if (!window_) return;
-  if (matched) {
-    window_->setGraph(file.graph(), model_path_);
-  } else {
-    window_->setGraph(BuildAnnouncedGraph(model),
-                      QStringLiteral("board model %1").arg(model.hash, 16, 16, QLatin1Char('0')));
-  }
-  showAnnouncedTrainability(model);
+  const Graph file_graph = matched ? file.graph() : Graph();
+  window_->sessionHost()->showModel(
+      AnnouncedSessionModel(model, matched ? &file_graph : nullptr, model_path_));
 }
 
 void DeviceSessionController::showAnnouncedTrainability(const AnnouncedModel& model) {

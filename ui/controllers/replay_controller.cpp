@@ -196,12 +196,15 @@ bool ReplayController::showModelOf(const QString& trace_path) {
     if (wire::ModelHash(bytes.data(), bytes.size()) != hash) continue;
     Model model;
     if (!Model::FromBytes(std::move(bytes), &model).ok()) continue;
-    window_->setGraph(model.graph(), candidate);
+    const Graph graph = model.graph();
+    window_->sessionHost()->showModel(
+        AnnouncedSessionModel(index->announcement.model(), &graph, candidate));
     return true;
   }
-  const Graph announced = GraphFromAnnouncement(*index);
-  if (announced.subgraphs.empty()) return false;
-  window_->setGraph(announced, trace_path);
+  if (!index->announced()) return false;
+  SessionModel announced = AnnouncedSessionModel(index->announcement.model(), nullptr, trace_path);
+  announced.path = trace_path;
+  window_->sessionHost()->showModel(std::move(announced));
   return true;
 }
 
@@ -217,15 +220,15 @@ void ReplayController::showTrainabilityAtCursor() {
 }
 
 Status ReplayController::openTrace(const QString& path) {
-  if (window_ && window_->eventSource() && window_->eventSource() != replay_.get()) {
-    window_->eventSource()->stop();  // one producer per store
-    window_->setEventSource(nullptr);
-  }
+  // One producer per store: any other source stops before the trace is read.
+  if (window_) window_->sessionHost()->switchTo(replay_.get());
   shown_trained_ops_ = nullptr;  // points into the index open() replaces
-  TS_RETURN_IF_ERROR(replay_->open(path));
+  if (Status status = replay_->open(path); !status.ok()) {
+    if (window_) window_->sessionHost()->switchTo(nullptr);
+    return status;
+  }
   if (window_) {
     showModelOf(path);
-    window_->setEventSource(replay_.get());
     shown_trained_ops_ = nullptr;  // the graph was just set, with the default trainability
     showTrainabilityAtCursor();
     dock_->show();

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "engine/memory/memory_report.h"
 #include "ui/widgets/common/format.h"
 #include "ui/widgets/layers/layers_model.h"
 
@@ -121,6 +122,34 @@ void LayersPanel::setGraph(const Graph& graph) {
   last_n_spin_->setValue(0);
   table_->resizeColumnsToContents();
   updatePreview();
+}
+
+void LayersPanel::planMemoryOf(const Graph& graph, const TrainingOptions& options,
+                               const QString& note) {
+  training_options_ = options;
+  plan_note_ = note;
+  if (graph.subgraphs.empty()) {
+    setEstimator(nullptr);
+    return;
+  }
+  MemoryReportOptions report_options;
+  report_options.optimizer = options.optimizer;
+  // The batch matters: from the second sample on, a step holds one more set of gradients.
+  report_options.batch_size = options.batch_size;
+  setEstimator([graph, report_options](uint32_t last_n, const TrainRankMap& ranks) {
+    TrainabilityConfig config;
+    config.num_train_layers = last_n;
+    config.op_ranks = ranks;
+    Estimate estimate;
+    MemoryReport report;
+    if (ComputeMemoryReport(graph, config, report_options, &report).ok()) {
+      estimate.heap_peak_bytes = report.heap_peak_bytes;
+      estimate.arena_bytes = report.arena_bytes;
+    }
+    estimate.trained_params =
+        TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), config));
+    return estimate;
+  });
 }
 
 void LayersPanel::setEstimator(Estimator estimator) {

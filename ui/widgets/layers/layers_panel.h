@@ -85,6 +85,11 @@ class LayersPanel : public QWidget {
   QSize sizeHint() const override { return QSize(480, 480); }
 
   void setGraph(const Graph& graph);
+  // The estimates every session uses: ComputeMemoryReport of `graph` with the optimizer and batch
+  // of `options` (also what setTrainingOptions() sets). An empty graph (shapes unknown) plans
+  // nothing and shows `note` instead.
+  void planMemoryOf(const Graph& graph, const TrainingOptions& options, const QString& note);
+  // Replaces the estimator (tests).
   void setEstimator(Estimator estimator);
   // The configuration the source runs with (e.g. read from a train-config file).
   void setAppliedTrainability(const TrainabilityConfig& config);
@@ -149,6 +154,7 @@ class LayersPanel : public QWidget {
  private:
   void updatePreview();
   Estimate estimate(const TrainabilityConfig& config) const;
+  QString plan_note_;
   QLayout* createFileButtons();
   void setPendingFromFile(const TrainabilityConfig& config);
   Status report(Status status, const QString& success) const;

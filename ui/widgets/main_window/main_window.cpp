@@ -45,6 +45,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   follower_ = new SnapshotFollower(this);
   follower_->setCallback([this](const auto& snapshot) { updateStatus(*snapshot); });
+  session_host_ = new SessionHost(this);
+  connect(session_host_, &SessionHost::sourceChanged, this, &MainWindow::setEventSource);
+  connect(session_host_, &SessionHost::modelChanged, this, &MainWindow::showSessionModel);
 
   connect(layers_panel_, &LayersPanel::trainabilityApplied, this,
           [this](uint32_t last_n, const TrainRankMap& ranks) {

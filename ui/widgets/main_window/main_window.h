@@ -38,6 +38,7 @@ class QToolBar;
 #include "engine/plan/trainability.h"
 #include "ui/session/session_store.h"
 #include "ui/session/sources/event_source.h"
+#include "ui/session/sources/session_host.h"
 
 class QActionGroup;
 class QLabel;
@@ -67,6 +68,10 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   void setStore(std::shared_ptr<SessionStore> store);
+  // What the window shows: switch its source and say which model the session trains here (the
+  // local, device and replay controllers do), so every view and the layers panel's memory plan
+  // follow the session on screen.
+  SessionHost* sessionHost() const { return session_host_; }
   void setGraph(const Graph& graph, const QString& path);
   const Graph& graph() const { return graph_; }
   // The trainability the source runs with, as the source knows it (a train-config file, a
@@ -130,6 +135,7 @@ class MainWindow : public QMainWindow {
   void updateActions();
   void updateStatus(const SessionSnapshot& snapshot);
   void showSourceError(const QString& message);
+  void showSessionModel();
   void runOrContinue();
   void openFileDialog();
   void applyTheme();
@@ -187,6 +193,7 @@ class MainWindow : public QMainWindow {
   SteadyLabel* backward_label_ = nullptr;
   SteadyLabel* memory_label_ = nullptr;
   SnapshotFollower* follower_ = nullptr;
+  SessionHost* session_host_ = nullptr;
 };
 
 }  // namespace trainscope

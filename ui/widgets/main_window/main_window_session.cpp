@@ -46,6 +46,7 @@ QString OpLabel(const Graph& graph, uint32_t op) {
 
 void MainWindow::setStore(std::shared_ptr<SessionStore> store) {
   store_ = std::move(store);
+  session_host_->setStore(store_);
   messages_seen_ = 0;
   messages_->clear();
   graph_view_->setStore(store_);
@@ -66,6 +67,18 @@ void MainWindow::setGraph(const Graph& graph, const QString& path) {
   graph_view_->setTrainability(layers_panel_->appliedTrainability());
   const QString name = path.isEmpty() ? tr("untitled model") : QFileInfo(path).fileName();
   setWindowTitle(tr("%1 — TrainScope").arg(name));
+}
+
+void MainWindow::showSessionModel() {
+  const SessionModel& model = session_host_->model();
+  setGraph(model.graph, model.path);
+  if (model.trainability != TrainabilityConfig()) showSourceTrainability(model.trainability);
+  layers_panel_->planMemoryOf(model.plannable ? model.graph : Graph(), model.options, model.note);
+  memory_view_->setSetupText(model.plannable
+                                 ? tr("%1 · batch %2")
+                                       .arg(QLatin1String(OptimizerName(model.options.optimizer)))
+                                       .arg(model.options.batch_size)
+                                 : model.note);
 }
 
 void MainWindow::showSourceTrainability(const TrainabilityConfig& config) {

@@ -260,7 +260,10 @@ Status AppController::load(const QString& model_path, Model model,
   const Graph graph = model.graph();
   const TrainabilityConfig applied = local.trainability;
   status = source->load(std::move(model), std::move(local), QFileInfo(model_path).fileName());
-  if (!status.ok()) return fail(std::move(status), model_path);
+  if (!status.ok()) {
+    if (status.code() == StatusCode::kUnsupported) showReadOnly(model_path, graph, status);
+    return fail(std::move(status), model_path);
+  }
 
   // The previous session's source stops before it is replaced.
   SessionHost* host = window_->sessionHost();
@@ -294,6 +297,23 @@ Status AppController::load(const QString& model_path, Model model,
   return Status::Ok();
 }
 
+// A model the engine cannot train (an int8 model, an operator without a kernel) still opens: its
+// graph, its details and the memory of one inference, with training off and the reason shown.
+void AppController::showReadOnly(const QString& model_path, const Graph& graph, const Status& why) {
+  SessionHost* host = window_->sessionHost();
+  host->switchTo(nullptr);
+  source_.reset();
+  model_path_ = model_path;
+  SessionModel model;
+  model.graph = graph;
+  model.path = model_path;
+  model.plannable = true;
+  model.trainable = false;
+  model.note = tr("training is off (%1)").arg(QString::fromUtf8(why.message()));
+  host->showModel(std::move(model));
+  setup_action_->setEnabled(false);
+}
+
 // What a user must not miss about the session just loaded: random data makes the loss meaningless.
 QStringList AppController::setupNotices(const QString& model_path, const Subgraph& main,
                                         const TrainingSetupRequest& setup) const {
@@ -318,7 +338,11 @@ Status AppController::fail(Status status, const QString& model_path) {
   // Name the file once: readers already put the path in their messages.
   const std::string path = model_path.toStdString();
   if (std::string(status.message()).find(path) == std::string::npos) status.Prepend(path);
-  window_->setNotices({tr("Cannot open %1").arg(QString::fromUtf8(status.message()))});
+  window_->setNotices({source_ || window_->graph().subgraphs.empty()
+                           ? tr("Cannot open %1").arg(QString::fromUtf8(status.message()))
+                           : tr("Read-only, training is off: %1. The graph and the memory of "
+                                "one inference are shown.")
+                                 .arg(QString::fromUtf8(status.message()))});
   EventBatch failure;
   failure.add(StatusMessage{MessageLevel::kError, QString::fromUtf8(status.message())});
   store_->append(failure);

@@ -91,6 +91,7 @@ class AppController : public QObject {
   Status load(const QString& model_path, Model model, const TrainingSetupRequest& setup,
               const TrainabilityConfig& trainability);
   Status fail(Status status, const QString& model_path);
+  void showReadOnly(const QString& model_path, const Graph& graph, const Status& why);
   QStringList setupNotices(const QString& model_path, const Subgraph& main,
                            const TrainingSetupRequest& setup) const;
 

@@ -78,11 +78,23 @@ QJsonObject DescribeState(const MainWindow& window, const AppController& control
 }
 
 QJsonObject DescribeUnavailable(const MainWindow& window, const QString& reason) {
-  return {{QStringLiteral("training_available"), false},
-          {QStringLiteral("training_unavailable_reason"), reason},
-          {QStringLiteral("steps_run"), 0},
-          {QStringLiteral("window"), WindowLimits(window)},
-          {QStringLiteral("notices"), Notices(window)}};
+  QJsonObject state{{QStringLiteral("training_available"), false},
+                    {QStringLiteral("training_unavailable_reason"), reason},
+                    {QStringLiteral("steps_run"), 0},
+                    {QStringLiteral("window"), WindowLimits(window)},
+                    {QStringLiteral("notices"), Notices(window)}};
+  const Graph& graph = window.graph();
+  if (!graph.subgraphs.empty()) {
+    // Opened read-only: the graph is shown and the layers panel plans one inference.
+    const LayersPanel::Estimate estimate = window.layersPanel()->appliedEstimate();
+    state.insert(QStringLiteral("graph_operators"),
+                 static_cast<qint64>(graph.main().operators.size()));
+    state.insert(
+        QStringLiteral("layers_panel"),
+        QJsonObject{{QStringLiteral("inference_heap_peak_bytes"), Int(estimate.heap_peak_bytes)},
+                    {QStringLiteral("arena_bytes"), Int(estimate.arena_bytes)}});
+  }
+  return state;
 }
 
 Status WriteStateJson(const QString& path, const QJsonObject& state) {

@@ -26,7 +26,8 @@ struct SessionSnapshot;
 QJsonObject DescribeState(const MainWindow& window, const AppController& controller,
                           const SessionSnapshot& snapshot);
 
-// A model that could not be opened for training, named with the reason.
+// A model that could not be opened for training, named with the reason; when it opened read-only,
+// graph_operators and layers_panel.{inference_heap_peak_bytes, arena_bytes} too.
 QJsonObject DescribeUnavailable(const MainWindow& window, const QString& reason);
 
 // Written to a temporary name and renamed.

@@ -261,6 +261,17 @@ TEST(AppState, UntrainableModelSaysWhyAndExitsZero) {
   const QJsonArray notices = state[QStringLiteral("notices")].toArray();
   ASSERT_EQ(notices.size(), 1);
   EXPECT_TRUE(notices[0].toString().contains(QStringLiteral("INT8")));
+  EXPECT_TRUE(notices[0].toString().contains(QStringLiteral("Read-only")));
+  // It opened read-only: its graph, and the memory of one inference as `memory --inference`.
+  EXPECT_EQ(state[QStringLiteral("graph_operators")].toInt(), 3);
+  const QJsonObject memory = CliJson(
+      {QStringLiteral("memory"), model, QStringLiteral("--inference"), QStringLiteral("--json")});
+  const QJsonObject panel = state[QStringLiteral("layers_panel")].toObject();
+  EXPECT_GT(memory[QStringLiteral("heap_peak_bytes")].toInteger(), 0);
+  EXPECT_EQ(panel[QStringLiteral("inference_heap_peak_bytes")].toInteger(),
+            memory[QStringLiteral("heap_peak_bytes")].toInteger());
+  EXPECT_EQ(panel[QStringLiteral("arena_bytes")].toInteger(),
+            memory[QStringLiteral("arena_bytes")].toInteger());
 }
 
 TEST(AppState, HelpAndVersionNeedNoDisplay) {

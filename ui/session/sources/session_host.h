@@ -35,6 +35,7 @@ struct SessionModel {
   bool plannable = false;           // shapes are known: memory can be planned
   TrainingOptions options;          // the optimizer and batch the source trains with
   QString note;                     // where the options came from, or why nothing is planned
+  bool trainable = true;            // false: shown read-only, its inference planned
 };
 
 // What a board or a recording announced, as the session's model: the matching file's graph when

@@ -125,9 +125,10 @@ void LayersPanel::setGraph(const Graph& graph) {
 }
 
 void LayersPanel::planMemoryOf(const Graph& graph, const TrainingOptions& options,
-                               const QString& note) {
+                               const QString& note, bool training) {
   training_options_ = options;
   plan_note_ = note;
+  plan_training_ = training;
   if (graph.subgraphs.empty()) {
     setEstimator(nullptr);
     return;
@@ -136,10 +137,13 @@ void LayersPanel::planMemoryOf(const Graph& graph, const TrainingOptions& option
   report_options.optimizer = options.optimizer;
   // The batch matters: from the second sample on, a step holds one more set of gradients.
   report_options.batch_size = options.batch_size;
+  report_options.inference = !training;
   setEstimator([graph, report_options](uint32_t last_n, const TrainRankMap& ranks) {
     TrainabilityConfig config;
-    config.num_train_layers = last_n;
-    config.op_ranks = ranks;
+    if (!report_options.inference) {
+      config.num_train_layers = last_n;
+      config.op_ranks = ranks;
+    }
     Estimate estimate;
     MemoryReport report;
     if (ComputeMemoryReport(graph, config, report_options, &report).ok()) {

@@ -87,8 +87,9 @@ class LayersPanel : public QWidget {
   void setGraph(const Graph& graph);
   // The estimates every session uses: ComputeMemoryReport of `graph` with the optimizer and batch
   // of `options` (also what setTrainingOptions() sets). An empty graph (shapes unknown) plans
-  // nothing and shows `note` instead.
-  void planMemoryOf(const Graph& graph, const TrainingOptions& options, const QString& note);
+  // nothing and shows `note` instead; `training` false plans one inference (a read-only model).
+  void planMemoryOf(const Graph& graph, const TrainingOptions& options, const QString& note,
+                    bool training = true);
   // Replaces the estimator (tests).
   void setEstimator(Estimator estimator);
   // The configuration the source runs with (e.g. read from a train-config file).
@@ -155,6 +156,7 @@ class LayersPanel : public QWidget {
   void updatePreview();
   Estimate estimate(const TrainabilityConfig& config) const;
   QString plan_note_;
+  bool plan_training_ = true;
   QLayout* createFileButtons();
   void setPendingFromFile(const TrainabilityConfig& config);
   Status report(Status status, const QString& success) const;

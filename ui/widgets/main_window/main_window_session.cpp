@@ -73,7 +73,8 @@ void MainWindow::showSessionModel() {
   const SessionModel& model = session_host_->model();
   setGraph(model.graph, model.path);
   if (model.trainability != TrainabilityConfig()) showSourceTrainability(model.trainability);
-  layers_panel_->planMemoryOf(model.plannable ? model.graph : Graph(), model.options, model.note);
+  layers_panel_->planMemoryOf(model.plannable ? model.graph : Graph(), model.options, model.note,
+                              model.trainable);
   memory_view_->setSetupText(model.plannable
                                  ? tr("%1 · batch %2")
                                        .arg(QLatin1String(OptimizerName(model.options.optimizer)))

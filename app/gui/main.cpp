@@ -177,17 +177,37 @@ int main(int argc, char* argv[]) {
   if (!state_json.isEmpty()) replay.setRecordingEnabled(false);
   replay.install(&window);
   trainscope::InstallViewExports(&window);  // every view: PNG, SVG, PDF; tables: CSV
-  if (!status.ok() && !screenshot.isEmpty()) return trainscope::cli::Fail(status);
+  // Readable but not trainable (an int8 model, an operator the engine cannot run): read-only.
+  const bool read_only = !status.ok() && !window.graph().subgraphs.empty();
+  if (headless && !status.ok() && !read_only) return trainscope::cli::Fail(status);
   window.show();
   if (!headless) return QApplication::exec();
 
-  if (!status.ok()) {
-    // Readable but not trainable (an int8 model, an operator without a backward kernel).
-    const trainscope::Status written = trainscope::WriteStateJson(
-        state_json, trainscope::DescribeUnavailable(window, QString::fromUtf8(status.message())));
-    return written.ok() ? 0 : trainscope::cli::Fail(written);
-  }
   int exit_status = 0;
+  const auto save_screenshot = [&](uint64_t trained) {
+    if (screenshot.isEmpty()) return;
+    if (!window.grab().save(screenshot)) {
+      std::fprintf(stderr, "error: cannot write '%s'\n", qPrintable(screenshot));
+      exit_status = 1;
+      return;
+    }
+    std::printf("trained %llu optimizer steps; window saved to %s\n",
+                static_cast<unsigned long long>(trained), qPrintable(screenshot));
+    std::printf("%s\n", qPrintable(window.statusText()));
+  };
+  if (read_only) {
+    QTimer::singleShot(150, [&] {
+      if (!state_json.isEmpty()) {
+        const trainscope::Status written = trainscope::WriteStateJson(
+            state_json,
+            trainscope::DescribeUnavailable(window, QString::fromUtf8(status.message())));
+        if (!written.ok()) exit_status = trainscope::cli::Fail(written);
+      }
+      save_screenshot(0);
+      QApplication::exit(exit_status);
+    });
+    return QApplication::exec();
+  }
   RunSteps(controller.source(), *store, steps, [&] {
     // Two repaint periods so every view shows the last batch.
     QTimer::singleShot(150, [&] {
@@ -197,17 +217,7 @@ int main(int argc, char* argv[]) {
             state_json, trainscope::DescribeState(window, controller, *snapshot));
         if (!written.ok()) exit_status = trainscope::cli::Fail(written);
       }
-      if (!screenshot.isEmpty()) {
-        if (!window.grab().save(screenshot)) {
-          std::fprintf(stderr, "error: cannot write '%s'\n", qPrintable(screenshot));
-          exit_status = 1;
-        } else {
-          std::printf("trained %llu optimizer steps; window saved to %s\n",
-                      static_cast<unsigned long long>(snapshot->progress.last_optimizer_step),
-                      qPrintable(screenshot));
-          std::printf("%s\n", qPrintable(window.statusText()));
-        }
-      }
+      save_screenshot(snapshot->progress.last_optimizer_step);
       controller.source()->stop();
       QApplication::exit(exit_status);
     });

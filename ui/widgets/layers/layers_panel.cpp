@@ -254,11 +254,17 @@ void LayersPanel::updatePreview() {
                     static_cast<int>(pending.op_ranks.size()))
                      .arg(pending.op_ranks.begin()->first));
   if (changed) text += QStringLiteral(" ") + tr("<i>Not applied yet.</i>");
-  if (estimator_) {
+  // Every figure says what it assumes; without a plan, why there is none.
+  if (estimator_ && plan_training_) {
     text +=
         QStringLiteral("<br>") + tr("Planned for %1, batch %2.")
                                      .arg(QLatin1String(OptimizerName(training_options_.optimizer)))
                                      .arg(training_options_.batch_size);
+  } else if (estimator_) {
+    text +=
+        QStringLiteral("<br>") + tr("One inference planned: %1.").arg(plan_note_.toHtmlEscaped());
+  } else if (!plan_note_.isEmpty()) {
+    text += QStringLiteral("<br>") + plan_note_.toHtmlEscaped();
   }
   preview_->setText(text);
 }

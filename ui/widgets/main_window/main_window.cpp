@@ -269,9 +269,11 @@ void MainWindow::createNoticeBar() {
   notice_label_ = new QLabel(notice_bar_);
   notice_label_->setWordWrap(true);
   notice_label_->setTextFormat(Qt::PlainText);
-  notice_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // Expanding, word-wrapped: a long notice takes more lines, never a wider window.
+  notice_label_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
   notice_label_->setContentsMargins(8, 4, 8, 4);
   notice_bar_->addWidget(notice_label_);
+  addToolBarBreak(Qt::TopToolBarArea);  // a row of its own, the window's width
   addToolBar(Qt::TopToolBarArea, notice_bar_);
   notice_bar_->hide();
 }

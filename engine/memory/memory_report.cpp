@@ -106,21 +106,6 @@ TrainStepOptions StepOptions(const MemoryReportOptions& options) {
 
 }  // namespace
 
-bool HasOnertBackwardKernel(int32_t opcode) {
-  switch (opcode) {
-    case op::kFullyConnected:
-    case op::kConv2D:
-    case op::kMaxPool2D:
-    case op::kReshape:
-    case op::kSoftmax:
-    case op::kStridedSlice:
-    case op::kGru:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Status ComputeMemoryReport(const Graph& graph, const TrainabilityConfig& config,
                            const MemoryReportOptions& options, MemoryReport* report) {
   if (graph.subgraphs.empty()) {

@@ -93,8 +93,4 @@ Status AccountTrainingHeap(const Subgraph& subgraph, const BackwardSelection& se
                            const MemoryReportOptions& options, HeapAccounting* heap,
                            MemoryTimeline* timeline = nullptr);
 
-// The operators onert-micro can run backward (its train-kernel registry, research §7.1); the
-// report warns when the backward range holds any other.
-bool HasOnertBackwardKernel(int32_t opcode);
-
 }  // namespace trainscope

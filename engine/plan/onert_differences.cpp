@@ -4,22 +4,6 @@
 namespace trainscope {
 namespace {
 
-// onert-micro's registered backward kernels (KernelsToTrain.lst plus GRU and STRIDED_SLICE).
-bool OnertHasBackward(int32_t opcode) {
-  switch (opcode) {
-    case op::kFullyConnected:
-    case op::kConv2D:
-    case op::kMaxPool2D:
-    case op::kSoftmax:
-    case op::kReshape:
-    case op::kStridedSlice:
-    case op::kGru:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class Collector {
  public:
   Collector(uint32_t op_index, std::vector<OnertDifference>* out) : op_(op_index), out_(out) {}
@@ -66,7 +50,7 @@ std::vector<OnertDifference> FindOnertDifferences(const Subgraph& subgraph,
     const OpTrainability& t = selection.ops[k];
     if (!t.in_backward_range) continue;
     Collector note(k, &differences);
-    if (!OnertHasBackward(op.opcode)) {
+    if (!HasOnertBackwardKernel(op.opcode)) {
       note.Add(DifferenceKind::kNoOnertKernel,
                std::string(OpcodeName(op.opcode) ? OpcodeName(op.opcode) : "this op") +
                    " has no onert-micro backward kernel: training this far back fails on the "

@@ -5,34 +5,22 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/core/byte_order.h"
 #include "engine/model/model.h"
 
 namespace trainscope {
 namespace {
+
+using little_endian::LoadU16;
+using little_endian::LoadU32;
+using little_endian::StoreU16;
+using little_endian::StoreU32;
 
 constexpr size_t kMagicOffset = 0;
 constexpr size_t kVersionOffset = 2;
 constexpr size_t kCountOffset = 4;
 // Indices are u16, so no valid file holds more entries than this.
 constexpr size_t kMaxTrainConfigFileBytes = kTrainConfigHeaderBytes + 3 * size_t{65536};
-
-uint16_t LoadU16(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (p[1] << 8));
-}
-
-uint32_t LoadU32(const uint8_t* p) {
-  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
-}
-
-void StoreU16(uint16_t value, uint8_t* p) {
-  p[0] = static_cast<uint8_t>(value & 0xffu);
-  p[1] = static_cast<uint8_t>(value >> 8);
-}
-
-void StoreU32(uint32_t value, uint8_t* p) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>((value >> (8 * i)) & 0xffu);
-}
 
 }  // namespace
 

@@ -24,6 +24,21 @@ uint32_t LeadingRows(const Tensor& tensor) {
 
 }  // namespace
 
+bool HasOnertBackwardKernel(int32_t opcode) {
+  switch (opcode) {
+    case op::kFullyConnected:
+    case op::kConv2D:
+    case op::kMaxPool2D:
+    case op::kReshape:
+    case op::kSoftmax:
+    case op::kStridedSlice:
+    case op::kGru:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool HasOnertTrainableWeights(int32_t opcode) {
   return opcode == op::kFullyConnected || opcode == op::kConv2D || opcode == op::kGru;
 }

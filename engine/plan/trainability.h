@@ -69,6 +69,9 @@ Status ValidateTrainabilityConfig(const Subgraph& subgraph, const TrainabilityCo
 // FULLY_CONNECTED, CONV_2D and GRU: the ops whose constant inputs onert-micro trains when no
 // train-config is given.
 bool HasOnertTrainableWeights(int32_t opcode);
+// The operators onert-micro can run backward (its train-kernel registry: KernelsToTrain.lst plus
+// GRU and STRIDED_SLICE); memory reports and the difference notes warn about any other.
+bool HasOnertBackwardKernel(int32_t opcode);
 
 // One trainable parameter tensor (a constant FLOAT32 input of an op with parameter gradients).
 // For UP_1_2_PART / LOWER_1_2_PART on the weights (input 1) of FULLY_CONNECTED and CONV_2D only

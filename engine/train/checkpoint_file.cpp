@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "engine/train/little_endian.h"
+#include "engine/core/byte_order.h"
 
 namespace trainscope {
 namespace {

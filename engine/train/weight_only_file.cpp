@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/train/weight_only_file.h"
 
-#include "engine/train/little_endian.h"
+#include "engine/core/byte_order.h"
 
 namespace trainscope {
 

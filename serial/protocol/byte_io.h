@@ -18,6 +18,8 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/core/byte_order.h"
+
 namespace trainscope::wire {
 
 static_assert(std::numeric_limits<float>::is_iec559, "the wire format carries IEEE-754 floats");
@@ -45,7 +47,7 @@ class ByteWriter {
  private:
   void PutLittleEndian(uint64_t value, size_t width) {
     uint8_t bytes[8];
-    for (size_t i = 0; i < width; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+    little_endian::Store(value, width, bytes);
     Put(bytes, width);
   }
   void Put(const uint8_t* bytes, size_t size) {
@@ -100,9 +102,7 @@ class ByteReader {
   }
   uint64_t GetLittleEndian(size_t width) {
     if (!Take(width)) return 0;
-    uint64_t value = 0;
-    for (size_t i = 0; i < width; ++i) value |= uint64_t{data_[offset_ - width + i]} << (8 * i);
-    return value;
+    return little_endian::Load(data_ + offset_ - width, width);
   }
 
   const uint8_t* data_;

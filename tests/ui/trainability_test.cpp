@@ -117,7 +117,7 @@ TEST_F(TrainabilityTest, AnAnnouncedTrainedSetBecomesAConfigurationTrainingTheSa
   auto trained_weights = [&](const TrainabilityConfig& config) {
     std::map<uint16_t, TrainRank> trained;
     for (const auto& [op, rank] : announced_by(config)) {
-      if (HasTrainableWeights(subgraph().operators[op].opcode)) trained[op] = rank;
+      if (HasOnertTrainableWeights(subgraph().operators[op].opcode)) trained[op] = rank;
     }
     return trained;
   };

@@ -34,7 +34,7 @@ TrainabilityConfig TrainabilityFromTrainedOps(const Subgraph& subgraph,
   TrainabilityConfig last_n;
   if (trained.empty()) {
     // Nothing trains: only "last 1" over an op without weights says so.
-    if (op_count > 0 && !HasTrainableWeights(subgraph.operators.back().opcode)) {
+    if (op_count > 0 && !HasOnertTrainableWeights(subgraph.operators.back().opcode)) {
       last_n.num_train_layers = 1;
     }
     return last_n;
@@ -45,7 +45,7 @@ TrainabilityConfig TrainabilityFromTrainedOps(const Subgraph& subgraph,
     auto with_weights = [&subgraph](const std::map<uint16_t, TrainRank>& ops) {
       std::map<uint16_t, TrainRank> kept;
       for (const auto& [op, rank] : ops) {
-        if (HasTrainableWeights(subgraph.operators[op].opcode)) kept[op] = rank;
+        if (HasOnertTrainableWeights(subgraph.operators[op].opcode)) kept[op] = rank;
       }
       return kept;
     };
@@ -89,7 +89,7 @@ size_t TrainedParameterCount(const Subgraph& subgraph, const std::vector<OpTrain
   const size_t n = std::min(ops.size(), subgraph.operators.size());
   for (size_t k = 0; k < n; ++k) {
     const Operator& op = subgraph.operators[k];
-    if (!ops[k].trainable || !HasTrainableWeights(op.opcode)) continue;
+    if (!ops[k].trainable || !HasOnertTrainableWeights(op.opcode)) continue;
     if (op.opcode == op::kGru) {  // several weight tensors; ranks only split FC and CONV_2D
       count += OperatorParameterCount(subgraph, k);
       continue;

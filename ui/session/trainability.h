@@ -20,11 +20,6 @@
 
 namespace trainscope {
 
-// Operators whose backward kernels own weights in onert-micro (FULLY_CONNECTED, CONV_2D, GRU).
-inline bool HasTrainableWeights(int32_t opcode) {
-  return HasOnertTrainableWeights(opcode);
-}
-
 // One entry per operator of `subgraph` (SelectBackwardRange's per-op results).
 std::vector<OpTrainability> ResolveTrainability(const Subgraph& subgraph,
                                                 const TrainabilityConfig& config);

@@ -235,7 +235,7 @@ void SyntheticStream::emitBackward(EventBatch* out) {
       }
       continue;
     }
-    if (!train.trainable || !HasTrainableWeights(op.opcode) || slot > 2 || slot == 0) continue;
+    if (!train.trainable || !HasOnertTrainableWeights(op.opcode) || slot > 2 || slot == 0) continue;
     uint64_t bytes = tensorBytes(tensor);
     if (slot == 1 && train.rank == TrainRank::kOnlyBias) continue;
     if (slot == 1 && (train.rank == TrainRank::kUpperHalf || train.rank == TrainRank::kLowerHalf)) {
@@ -302,7 +302,7 @@ void SyntheticStream::emitOptimizer(EventBatch* out) {
   for (uint32_t k = 0; k < n; ++k) {
     const OpTrainability& train = resolved_[k];
     const Operator& op = subgraph_.operators[k];
-    if (!train.trainable || !HasTrainableWeights(op.opcode)) continue;
+    if (!train.trainable || !HasOnertTrainableWeights(op.opcode)) continue;
     // Gradients shrink the further they travel back from the loss.
     const double depth = static_cast<double>(train.backward_step);
     for (size_t slot = 1; slot < op.inputs.size() && slot <= 2; ++slot) {

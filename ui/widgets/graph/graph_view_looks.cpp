@@ -143,7 +143,7 @@ NodeLook GraphView::lookOfNode(int node, const SessionSnapshot* snapshot, double
   const OpTrainability train = static_cast<size_t>(k) < resolved_.size()
                                    ? resolved_[static_cast<size_t>(k)]
                                    : OpTrainability();
-  const bool has_weights = HasTrainableWeights(op.opcode) && params > 0;
+  const bool has_weights = HasOnertTrainableWeights(op.opcode) && params > 0;
 
   if (collapsed) {
     look.title = QStringLiteral("#0–#%1  outside backward").arg(ops.back());

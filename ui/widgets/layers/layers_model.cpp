@@ -80,7 +80,7 @@ void LayersModel::resolve() {
 bool LayersModel::hasWeights(int op) const {
   return op >= 0 && static_cast<size_t>(op) < params_.size() &&
          params_[static_cast<size_t>(op)] > 0 &&
-         HasTrainableWeights(graph_.main().operators[static_cast<size_t>(op)].opcode);
+         HasOnertTrainableWeights(graph_.main().operators[static_cast<size_t>(op)].opcode);
 }
 
 bool LayersModel::differsFromApplied(int op) const {

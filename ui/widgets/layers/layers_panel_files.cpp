@@ -46,7 +46,7 @@ uint32_t TrailingTrainLayers(const Subgraph& main, const TrainabilityConfig& con
   const uint32_t first = config.op_ranks.begin()->first;
   for (uint32_t k = first; k < count; ++k) {
     const auto it = config.op_ranks.find(static_cast<uint16_t>(k));
-    const bool weights = HasTrainableWeights(main.operators[k].opcode);
+    const bool weights = HasOnertTrainableWeights(main.operators[k].opcode);
     if ((it != config.op_ranks.end() && it->second != TrainRank::kAll) ||
         (weights && it == config.op_ranks.end())) {
       *exact = false;

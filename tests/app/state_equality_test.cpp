@@ -175,7 +175,25 @@ void ExpectEveryCombination(const QString& model, const QStringList& data,
 }
 
 TEST(AppStateEqualsCli, DemoWithItsData) {
+  // No options at all: both start from the same defaults (the demo's metadata).
+  ExpectAppEqualsCli({QStringLiteral(TRAINSCOPE_DEMO_DIR "/demo.circle"), {}, {}});
   ExpectEveryCombination(QStringLiteral(TRAINSCOPE_DEMO_DIR "/demo.circle"), {});
+}
+
+// A model opened without data trains on random samples, and the banner says so.
+TEST(AppState, RandomDataIsAnnouncedInTheBanner) {
+  const QJsonObject state = StateOf({MlpModel(), QStringLiteral("--steps"), QStringLiteral("1")});
+  const QJsonArray notices = state[QStringLiteral("notices")].toArray();
+  ASSERT_EQ(notices.size(), 1);
+  EXPECT_TRUE(notices[0].toString().contains(QStringLiteral("random samples")))
+      << notices[0].toString().toStdString();
+  // With data given, no notice.
+  const QString dir = QStringLiteral(TRAINSCOPE_DEMO_DIR);
+  const QJsonObject with_data = StateOf(
+      {dir + QStringLiteral("/demo.circle"), QStringLiteral("--input"),
+       dir + QStringLiteral("/train_input.bin"), QStringLiteral("--target"),
+       dir + QStringLiteral("/train_target.bin"), QStringLiteral("--steps"), QStringLiteral("1")});
+  EXPECT_TRUE(with_data[QStringLiteral("notices")].toArray().isEmpty());
 }
 
 TEST(AppStateEqualsCli, GeneratedFullyConnectedAndConvModels) {

@@ -135,6 +135,55 @@ TEST(SessionStore, EngineSummariesOverrideTheComputedBytes) {
   EXPECT_EQ(store.snapshot()->peakBytes(), 5000u);
 }
 
+// A batch of three: sample 0 runs ticks 0-2, samples 1 and 2 both run ticks 3-4 (the plan's
+// "every later sample"), then the optimizer tick 5. The picture spans the optimizer step: the
+// accumulated gradient (from sample 0) and Adam's state (from tick 0) stay stacked while later
+// samples rewind to tick 3, and each tick is drawn once.
+TEST(SessionStore, ALaterSampleOfABatchRewindsToItsTicksAndKeepsWhatIsLive) {
+  SessionStore store;
+  EventBatch batch;
+  batch.add(SampleEvent{1, 1, 0, true});
+  batch.add(Alloc(0, 9, MemoryCategory::kOptimizerState, 40));
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 100));
+  batch.add(Alloc(2, 5, MemoryCategory::kWeightGradient, 20));
+  batch.add(Free(2, 0, MemoryCategory::kInput, 100));
+  for (uint32_t sample = 1; sample < 3; ++sample) {
+    batch.add(SampleEvent{1, 1, sample, true});
+    batch.add(Alloc(3, 0, MemoryCategory::kInput, 100));
+    batch.add(Alloc(4, 5, MemoryCategory::kWeightGradient, 20));
+    batch.add(Free(4, 0, MemoryCategory::kInput, 100));
+    batch.add(Free(4, 5, MemoryCategory::kWeightGradient, 20));
+  }
+  batch.add(Free(5, 5, MemoryCategory::kWeightGradient, 20));
+  batch.add(Free(5, 9, MemoryCategory::kOptimizerState, 40));
+  store.append(batch);
+  const auto snapshot = store.snapshot();
+  const std::vector<TickSample>& ticks = snapshot->memory->ticks();
+  std::vector<uint32_t> numbers;
+  for (const TickSample& tick : ticks) numbers.push_back(tick.tick);
+  EXPECT_EQ(numbers, (std::vector<uint32_t>{0, 2, 3, 4, 5}));
+  // Tick 4 of the last sample: its input and its gradient beside the accumulated gradient and
+  // the optimizer state.
+  EXPECT_EQ(ticks[3].highWaterTotal(), 100u + 20u + 20u + 40u);
+  EXPECT_EQ(snapshot->memory->peakBytes(), 180u);
+  EXPECT_EQ(snapshot->memory->currentBytes(), 0u);
+  EXPECT_EQ(snapshot->memory->unmatchedFrees(), 0u);
+}
+
+// The previous step's peak belongs to the session: a new session starts without one.
+TEST(SessionStore, ClearingForANewSessionForgetsThePreviousStepPeak) {
+  SessionStore store;
+  EventBatch batch;
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 300));
+  batch.add(Free(1, 0, MemoryCategory::kInput, 300));
+  batch.add(Alloc(0, 0, MemoryCategory::kInput, 300));
+  store.append(batch);
+  EXPECT_EQ(store.snapshot()->previous_step_peak_bytes, 300u);
+  store.clear();
+  EXPECT_EQ(store.snapshot()->previous_step_peak_bytes, 0u);
+  EXPECT_EQ(store.snapshot()->peakBytes(), 0u);
+}
+
 TEST(SessionStore, ANewSampleStartsANewTimelineAndRemembersThePreviousPeak) {
   SessionStore store;
   EventBatch batch;

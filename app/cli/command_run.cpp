@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/common/cli_util.h"
 #include "engine/exec/interpreter.h"
+#include "ui/session/training_run.h"
 
 namespace trainscope::cli {
 

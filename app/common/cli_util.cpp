@@ -42,33 +42,6 @@ int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments) {
   return -1;
 }
 
-Status ReadSamples(const QString& path, size_t elements, const QString& what,
-                   std::vector<float>* values, uint32_t* samples) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    return Status::Error(StatusCode::kIoError, "cannot open %s file '%s': %s", qPrintable(what),
-                         qPrintable(path), qPrintable(file.errorString()));
-  }
-  const QByteArray bytes = file.readAll();
-  const QString size_problem = SampleFileSizeProblem(bytes.size(), elements);
-  if (!size_problem.isEmpty()) {
-    return Status::Error(StatusCode::kInvalidArgument, "%s file '%s' %s", qPrintable(what),
-                         qPrintable(path), qPrintable(size_problem));
-  }
-  values->resize(static_cast<size_t>(bytes.size()) / sizeof(float));
-  std::memcpy(values->data(), bytes.constData(), static_cast<size_t>(bytes.size()));
-  for (size_t i = 0; i < values->size(); ++i) {
-    if (!std::isfinite((*values)[i])) {
-      return Status::Error(StatusCode::kNumericError,
-                           "%s file '%s': value %zu (sample %zu, element %zu) is %f",
-                           qPrintable(what), qPrintable(path), i, i / elements, i % elements,
-                           static_cast<double>((*values)[i]));
-    }
-  }
-  *samples = static_cast<uint32_t>(values->size() / elements);
-  return Status::Ok();
-}
-
 Status WriteFileAtomically(const QString& path, const char* data, size_t size) {
   QSaveFile file(path);
   if (!file.open(QIODevice::WriteOnly) ||

@@ -25,11 +25,6 @@ int Fail(const Status& status);
 // Parses `arguments`, handles --help; returns -1 to continue, or an exit status.
 int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments);
 
-// Reads a raw float32 file whose size must be a whole number of `elements`-float samples.
-// `what` names the file's role in messages ("input 0 'image'").
-Status ReadSamples(const QString& path, size_t elements, const QString& what,
-                   std::vector<float>* values, uint32_t* samples);
-
 // Writes through a temporary file renamed into place, so a failure never leaves half a file.
 Status WriteFileAtomically(const QString& path, const char* data, size_t size);
 

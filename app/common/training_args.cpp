@@ -30,19 +30,6 @@ const char* OptionName(SetupField field) {
 
 }  // namespace
 
-MetricKind DefaultMetric(LossKind loss) {
-  switch (loss) {
-    case LossKind::kSparseCrossEntropy:
-      return MetricKind::kSparseCrossEntropyAccuracy;
-    case LossKind::kCrossEntropy:
-      return MetricKind::kAccuracy;
-    case LossKind::kMae:
-      return MetricKind::kMae;
-    default:
-      return MetricKind::kMse;
-  }
-}
-
 void AddTrainingOptions(QCommandLineParser* parser) {
   AddOptimizerOption(parser);
   AddOption(parser, "lr", "Learning rate (default: the metadata, else 0.001).", "F");
@@ -56,22 +43,6 @@ void AddTrainingOptions(QCommandLineParser* parser) {
   AddBatchOption(parser);
   AddOption(parser, "epochs", "Epochs (default: the metadata, else 1).", "N");
   AddTrainabilityOptions(parser);
-}
-
-Status DefaultTrainingSetup(const Model& model, TrainingSetup* setup) {
-  TrainingSetup defaults;
-  TrainingMetadata metadata;
-  bool found = false;
-  TS_RETURN_IF_ERROR(ReadTrainingMetadata(model, &metadata, &found));
-  if (found) {
-    TS_RETURN_IF_ERROR(ToTrainingOptions(metadata, model.graph().main().operators.size(),
-                                         &defaults.options,
-                                         &defaults.trainability.num_train_layers));
-  }
-  defaults.options.metric = DefaultMetric(defaults.options.loss);
-  defaults.from_metadata = found;
-  *setup = std::move(defaults);
-  return Status::Ok();
 }
 
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
@@ -139,15 +110,6 @@ Status LoadTrainingRun(const QCommandLineParser& parser, Model* model, TrainingS
                      QStringLiteral("training"), train);
 }
 
-Status CheckBatchFits(const DataSet& train, const TrainingOptions& options) {
-  if (train.sample_count < options.batch_size) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "%u training samples are fewer than one batch of %u", train.sample_count,
-                         options.batch_size);
-  }
-  return Status::Ok();
-}
-
 void AddStepPlanOptions(QCommandLineParser* parser) {
   AddModelArgument(parser);
   AddTrainabilityOptions(parser);
@@ -179,46 +141,6 @@ Status LoadStepPlan(const QCommandLineParser& parser, StepPlan* plan) {
         ParseOptimizer(parser.value(QStringLiteral("optimizer")), &plan->options.optimizer));
   }
   return ParseUnsigned(parser, QStringLiteral("batch"), 1, &plan->options.batch_size);
-}
-
-Status ReadDataSet(const Subgraph& main, const QStringList& input_files, const QString& target_file,
-                   size_t target_elements, const QString& role, DataSet* data) {
-  if (static_cast<size_t>(input_files.size()) != main.inputs.size()) {
-    return Status::Error(
-        StatusCode::kInvalidArgument, "the model has %zu input(s); %lld %s input file(s) given",
-        main.inputs.size(), static_cast<long long>(input_files.size()), qPrintable(role));
-  }
-  data->inputs.resize(main.inputs.size());
-  for (size_t i = 0; i < main.inputs.size(); ++i) {
-    const Tensor& tensor = main.tensors[main.inputs[i]];
-    uint32_t samples = 0;
-    const QString what = QStringLiteral("%1 input %2 '%3'")
-                             .arg(role)
-                             .arg(i)
-                             .arg(QString::fromStdString(tensor.name));
-    TS_RETURN_IF_ERROR(ReadSamples(input_files[static_cast<int>(i)], tensor.element_count(), what,
-                                   &data->inputs[i], &samples));
-    if (i > 0 && samples != data->sample_count) {
-      return Status::Error(StatusCode::kInvalidArgument, "%s input files hold %u and %u samples",
-                           qPrintable(role), data->sample_count, samples);
-    }
-    data->sample_count = samples;
-  }
-  uint32_t targets = 0;
-  TS_RETURN_IF_ERROR(ReadSamples(target_file, target_elements, role + QStringLiteral(" target"),
-                                 &data->targets, &targets));
-  if (targets != data->sample_count) {
-    return Status::Error(StatusCode::kInvalidArgument,
-                         "%s target file '%s' holds %u samples of %zu float(s), the inputs %u",
-                         qPrintable(role), qPrintable(target_file), targets, target_elements,
-                         data->sample_count);
-  }
-  return Status::Ok();
-}
-
-size_t OutputElementCount(const Subgraph& main) {
-  if (main.tensors.empty()) return 0;
-  return main.tensors[main.outputs.empty() ? 0 : main.outputs[0]].element_count();
 }
 
 }  // namespace trainscope::cli

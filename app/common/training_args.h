@@ -28,22 +28,18 @@
 #include "engine/memory/memory_report.h"
 #include "engine/model/model.h"
 #include "engine/plan/trainability.h"
+#include "ui/session/training_run.h"
 
 namespace trainscope::cli {
 
-struct TrainingSetup {
-  TrainingOptions options;
-  TrainabilityConfig trainability;
-  bool from_metadata = false;  // the defaults came from the model's CIRCLE_TRAINING entry
-};
-
-// The one set of defaults every program starts from (train, memory, report, fit, the simulator,
-// the app): the model's CIRCLE_TRAINING metadata when it has one, else onert-micro's OMConfig;
-// the metric follows the loss.
-Status DefaultTrainingSetup(const Model& model, TrainingSetup* setup);
-
-// The metric a loss implies when --metric is not given.
-MetricKind DefaultMetric(LossKind loss);
+// The run itself (defaults, data files) is ui/session/training_run, shared with the app.
+using ::trainscope::CheckBatchFits;
+using ::trainscope::DefaultMetric;
+using ::trainscope::DefaultTrainingSetup;
+using ::trainscope::OutputElementCount;
+using ::trainscope::ReadDataSet;
+using ::trainscope::ReadSamples;
+using ::trainscope::TrainingSetup;
 
 // Adds the optimizer, loss, metric, batch/epoch and trainability options (not the data files).
 void AddTrainingOptions(QCommandLineParser* parser);
@@ -65,9 +61,6 @@ Status CheckTrainingArguments(const QCommandLineParser& parser, const QString& p
 Status LoadTrainingRun(const QCommandLineParser& parser, Model* model, TrainingSetup* setup,
                        DataSet* train);
 
-// Training needs at least one whole batch of samples.
-Status CheckBatchFits(const DataSet& train, const TrainingOptions& options);
-
 // MODEL, --train-layers/--train-config, --optimizer, --inference and --batch: what the memory
 // planners (memory, report) take to plan one train step or inference.
 void AddStepPlanOptions(QCommandLineParser* parser);
@@ -82,14 +75,5 @@ struct StepPlan {
 // Rejects --inference with --train-layers/--train-config (no backward pass to select for), then
 // reads MODEL and the other options added by AddStepPlanOptions.
 Status LoadStepPlan(const QCommandLineParser& parser, StepPlan* plan);
-
-// Reads one raw float32 file per graph input and a target file of `target_elements` floats per
-// sample; every file must hold the same number of samples. `role` ("training", "test") names
-// the data set in messages.
-Status ReadDataSet(const Subgraph& main, const QStringList& input_files, const QString& target_file,
-                   size_t target_elements, const QString& role, DataSet* data);
-
-// Floats per sample of the first graph output (what targets are shaped after).
-size_t OutputElementCount(const Subgraph& main);
 
 }  // namespace trainscope::cli

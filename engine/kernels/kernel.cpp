@@ -94,6 +94,7 @@ const OpRegistration* FindRegistration(int32_t opcode) {
 }
 
 Status CheckRunnable(const Subgraph& subgraph) {
+  TS_RETURN_IF_ERROR(ValidateDataflow(subgraph));
   for (size_t k = 0; k < subgraph.operators.size(); ++k) {
     const Operator& op = subgraph.operators[k];
     const auto op_index = static_cast<uint32_t>(k);

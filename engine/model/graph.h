@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/status.h"
 #include "engine/model/opcodes.h"
 
 namespace trainscope {
@@ -37,13 +38,13 @@ struct OpOptions {
   int32_t filter_h = 0;
   int32_t depth_multiplier = 0;
   Activation activation = Activation::kNone;
-  float beta = 1.0f;           // SOFTMAX; 1.0 when the op carries no options table
-  float alpha = 0.0f;          // LEAKY_RELU
-  int32_t axis = 0;            // CONCATENATION, GATHER
-  int32_t batch_dims = 0;      // GATHER
-  bool keep_dims = false;      // MEAN and other reducers
-  bool keep_num_dims = false;  // FULLY_CONNECTED
-  int8_t weights_format = 0;   // FULLY_CONNECTED
+  float beta = 1.0f;                  // SOFTMAX; 1.0 when the op carries no options table
+  float alpha = 0.0f;                 // LEAKY_RELU
+  int32_t axis = 0;                   // CONCATENATION, GATHER
+  int32_t batch_dims = 0;             // GATHER
+  bool keep_dims = false;             // MEAN and other reducers
+  bool keep_num_dims = false;         // FULLY_CONNECTED
+  int8_t weights_format = 0;          // FULLY_CONNECTED
   std::vector<int32_t> new_shape;     // RESHAPE
   std::vector<int32_t> squeeze_dims;  // SQUEEZE
   int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
@@ -63,9 +64,9 @@ struct Tensor {
   bool constant = false;       // the buffer holds bytes
   bool shared_buffer = false;  // another constant tensor uses the same buffer
   bool is_variable = false;
-  bool quantized = false;      // carries scale/zero-point parameters
-  size_t bytes = 0;            // size implied by shape and type
-  size_t data_offset = 0;      // where the constant bytes start in Model::bytes()
+  bool quantized = false;  // carries scale/zero-point parameters
+  size_t bytes = 0;        // size implied by shape and type
+  size_t data_offset = 0;  // where the constant bytes start in Model::bytes()
 
   size_t element_count() const;
   bool operator==(const Tensor& other) const;
@@ -76,9 +77,9 @@ struct Operator {
   int32_t opcode = 0;       // BuiltinOperator value, see op::
   std::string custom_code;  // for CUSTOM ops
   int32_t version = 1;
-  std::vector<int32_t> inputs;   // -1 = absent optional input
+  std::vector<int32_t> inputs;  // -1 = absent optional input
   std::vector<int32_t> outputs;
-  uint8_t options_type = 0;      // BuiltinOptions union member found in the file
+  uint8_t options_type = 0;  // BuiltinOptions union member found in the file
   OpOptions options;
 
   bool operator==(const Operator& other) const;
@@ -117,5 +118,13 @@ struct Graph {
 
 // Number of trainable-sized parameters: elements of all constant FLOAT32 tensors.
 size_t CountFloatParameters(const Subgraph& subgraph);
+
+// The data flow an executor relies on, checked before any kernel runs: at least one operator;
+// every operand a constant, a variable, a graph input or the output of an earlier operator;
+// every tensor written by one operator at most, never a constant or a graph input, never the
+// operator's own input; every graph output produced. kInvalidModel naming the operator and the
+// tensor, e.g. "operator 2 (FULLY_CONNECTED) reads tensor 5 'w', which no constant, graph input
+// or earlier operator produces".
+Status ValidateDataflow(const Subgraph& subgraph);
 
 }  // namespace trainscope

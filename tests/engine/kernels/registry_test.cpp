@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -213,7 +214,71 @@ TEST(RunForward, RejectsReadingATensorNothingWrote) {
   b.SetOutputs({y});
   const Status status = TryRun(b, {{1, 2, 3, 4}});
   ASSERT_FALSE(status.ok());
-  EXPECT_THAT(status.message(), HasSubstr("reads tensor 1 'orphan' before anything writes it"));
+  EXPECT_THAT(status.message(),
+              HasSubstr("operator 0 (ADD) reads tensor 1 'orphan', which no constant, graph "
+                        "input or earlier operator produces"));
+}
+
+// Models that pass the flatbuffer verifier but whose data flow an executor cannot follow are
+// refused before any kernel runs, naming the operator and the tensor.
+TEST(RunForward, RejectsBrokenDataFlowBeforeAnyKernelRuns) {
+  const auto refusal = [](const std::function<void(ModelBuilder&, int x, int y, int z)>& wire) {
+    ModelBuilder b;
+    const int x = b.AddTensor("x", {4});
+    const int y = b.AddTensor("y", {4});
+    const int z = b.AddTensor("z", {4});
+    wire(b, x, y, z);
+    b.SetInputs({x});
+    const Status status = TryRun(b, {{1, 2, 3, 4}});
+    EXPECT_FALSE(status.ok());
+    EXPECT_EQ(status.code(), StatusCode::kInvalidModel);
+    return std::string(status.message());
+  };
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.AddOperator(op::kRelu, {x}, {y});
+                b.AddOperator(op::kRelu, {x}, {y});
+                b.SetOutputs({y});
+                static_cast<void>(z);
+              }),
+              HasSubstr("operator 1 (RELU) writes tensor 1 'y', which an earlier operator "
+                        "already wrote"));
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.AddOperator(op::kRelu, {x}, {y});
+                b.AddOperator(op::kAdd, {y, z}, {z});
+                b.SetOutputs({z});
+              }),
+              HasSubstr("operator 1 (ADD) reads tensor 2 'z', which no constant"));
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.AddOperator(op::kRelu, {x}, {y});
+                b.AddOperator(op::kRelu, {y}, {y});
+                b.SetOutputs({y});
+                static_cast<void>(z);
+              }),
+              HasSubstr("operator 1 (RELU) writes its own input tensor 1 'y'"));
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.AddOperator(op::kRelu, {y}, {x});
+                b.SetOutputs({x});
+                static_cast<void>(z);
+              }),
+              HasSubstr("reads tensor 1 'y'"));
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.AddOperator(op::kRelu, {x}, {y});
+                b.AddOperator(op::kRelu, {y}, {x});
+                b.SetOutputs({y});
+                static_cast<void>(z);
+              }),
+              HasSubstr("operator 1 (RELU) writes the graph input tensor 0 'x'"));
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.AddOperator(op::kRelu, {x}, {y});
+                b.SetOutputs({z});
+              }),
+              HasSubstr("graph output tensor 2 'z' is produced by no operator"));
+  EXPECT_THAT(refusal([](ModelBuilder& b, int x, int y, int z) {
+                b.SetOutputs({y});
+                static_cast<void>(x);
+                static_cast<void>(z);
+              }),
+              HasSubstr("the model has no operators"));
 }
 
 }  // namespace

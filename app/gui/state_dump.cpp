@@ -6,6 +6,7 @@
 
 #include "app/common/cli_util.h"
 #include "app/gui/app_controller.h"
+#include "ui/session/parameter_rows.h"
 #include "ui/session/session_snapshot.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
@@ -56,7 +57,7 @@ QJsonObject DescribeState(const MainWindow& window, const AppController& control
       {QStringLiteral("max_stacked_bytes"), Int(memory.max_stacked_bytes)}};
 
   QJsonArray layers;
-  for (const TensorGradient& tensor : snapshot.tensors) {
+  for (const TensorGradient& tensor : ParameterRows(snapshot, window.graph())) {
     const bool shows_norm = tensor.has_stats && !tensor.frozen;
     layers.append(QJsonObject{
         {QStringLiteral("tensor"), tensor.tensor},

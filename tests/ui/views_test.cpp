@@ -8,6 +8,7 @@
 
 #include "tests/common/synthetic/synthetic_event_source.h"
 #include "tests/ui/test_models.h"
+#include "ui/session/parameter_rows.h"
 #include "ui/widgets/common/qcustomplot_include.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/common/theme.h"
@@ -248,7 +249,12 @@ class ViewsTest : public QObject {
     QVERIFY(snapshot->findTensor(1)->frozen);
     QVERIFY(!snapshot->findTensor(10)->frozen);
     QCOMPARE(view.l2Bars()->data()->size(), 1);
-    QCOMPARE(view.l2Bars()->data()->constBegin()->key, 1.0);  // the second tensor's place
+    // The trained tensor keeps its row among all parameter rows; the frozen one has no bar.
+    const std::vector<TensorGradient> rows = ParameterRows(*snapshot, graph_);
+    const auto trained = std::find_if(rows.begin(), rows.end(),
+                                      [](const TensorGradient& row) { return row.tensor == 10; });
+    QVERIFY(trained != rows.end());
+    QCOMPARE(view.l2Bars()->data()->constBegin()->key, static_cast<double>(trained - rows.begin()));
     // Mid-step, the tensors of the running step are not frozen yet.
     step(3, {{4, 10}}, false);
     snapshot = store_->snapshot();

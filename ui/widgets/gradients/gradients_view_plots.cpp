@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "engine/model/opcodes.h"
+#include "ui/session/parameter_rows.h"
 #include "ui/widgets/common/format.h"
 #include "ui/widgets/common/qcustomplot_include.h"
 #include "ui/widgets/gradients/gradients_view.h"
@@ -124,6 +125,8 @@ QCPRange LogRange(double low, double high) {
 }  // namespace
 
 void GradientsView::rebuildLayers(const SessionSnapshot& snapshot) {
+  // One row per parameter tensor: trained ones with their bars, frozen ones labelled, empty.
+  const std::vector<TensorGradient> rows = ParameterRows(snapshot, graph_);
   QVector<double> keys, l2, ratio_keys, ratios, bad_keys;
   QVector<QString> labels;
   double low = std::numeric_limits<double>::infinity();
@@ -132,7 +135,7 @@ void GradientsView::rebuildLayers(const SessionSnapshot& snapshot) {
   double ratio_high = 0.0;
   uint64_t bad_total = 0;
   int index = 0;
-  for (const TensorGradient& tensor : snapshot.tensors) {
+  for (const TensorGradient& tensor : rows) {
     // A frozen tensor keeps its place, labelled, with no bars: its last values are history.
     labels.push_back(tensor.frozen
                          ? tr("%1\nfrozen").arg(tensorLabel(tensor.tensor, tensor.op_index))
@@ -166,7 +169,7 @@ void GradientsView::rebuildLayers(const SessionSnapshot& snapshot) {
   // max|g| may lack a value where l2 has one, so it gets its own keys.
   QVector<double> max_keys, max_values;
   index = 0;
-  for (const TensorGradient& tensor : snapshot.tensors) {
+  for (const TensorGradient& tensor : rows) {
     const double x = index++;
     if (!tensor.frozen && tensor.has_stats && std::isfinite(tensor.stats.max_abs) &&
         tensor.stats.max_abs > 0) {
@@ -199,7 +202,7 @@ void GradientsView::rebuildLayers(const SessionSnapshot& snapshot) {
     rect->axis(QCPAxis::atBottom)->setRange(-0.6, count - 0.4);
   }
   QStringList full_names;
-  for (const TensorGradient& tensor : snapshot.tensors) {
+  for (const TensorGradient& tensor : rows) {
     QString name = QStringLiteral("t%1").arg(tensor.tensor);
     QString opcode;
     if (!graph_.subgraphs.empty()) {

@@ -222,5 +222,15 @@ TEST(Opcodes, Uint4IsNumberedPerFormat) {
   EXPECT_EQ(ElementTypeToFile(ElementType::kUInt4, ModelFormat::kTflite), 20);
 }
 
+// Opcodes come from files and frames: every int32 value names an operator or nothing, including
+// INT32_MIN, whose negation would overflow (UBSan checks this in the sanitizer build).
+TEST(OpcodeName, EveryValueNamesAnOperatorOrNothing) {
+  EXPECT_STREQ(OpcodeName(op::kFullyConnected), "FULLY_CONNECTED");
+  EXPECT_STREQ(OpcodeName(op::kGru), "GRU");
+  for (int32_t opcode : {INT32_MIN, INT32_MIN + 1, -1000000, 1000000, INT32_MAX}) {
+    EXPECT_EQ(OpcodeName(opcode), nullptr) << opcode;
+  }
+}
+
 }  // namespace
 }  // namespace trainscope

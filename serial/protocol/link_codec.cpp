@@ -84,6 +84,8 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, HelloMessage* out) 
   return Finish(reader, name_ok && out->magic == kHelloMagic);
 }
 
+constexpr size_t kAnnounceSetupBytes = 5;  // optimizer u8, batch_size u32
+
 bool EncodePayload(const ModelAnnounceMessage& message, ByteWriter* writer) {
   if (message.entry_count > kMaxOpsPerAnnounce) return false;
   writer->U64(message.model_hash);
@@ -97,8 +99,12 @@ bool EncodePayload(const ModelAnnounceMessage& message, ByteWriter* writer) {
     writer->U8(static_cast<uint8_t>((op.trainable ? 1u : 0u) | (static_cast<unsigned>(op.rank) & 3u)
                                                                    << 1));
   }
-  writer->U8(message.optimizer);
-  writer->U32(message.batch_size);
+  // An unknown setup is written as older boards wrote it: without the appended fields, so every
+  // announcement has one encoding.
+  if (message.optimizer != kOptimizerUnknown || message.batch_size != 0) {
+    writer->U8(message.optimizer);
+    writer->U32(message.batch_size);
+  }
   return writer->ok();
 }
 
@@ -121,9 +127,9 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, ModelAnnounceMessag
     op.trainable = (bits & 1u) != 0;
     op.rank = static_cast<TrainRank>((bits >> 1) & 3u);  // two bits: every value is a rank
   }
-  // The training setup was appended later: a payload that ends before it is an older board's,
-  // one that ends inside it is truncated.
-  if (reader.ok() && reader.remaining() > 0) {
+  // The training setup was appended later: a payload without all of it is an older board's (as
+  // trailing bytes are ignored, a partial setup is too).
+  if (reader.ok() && reader.remaining() >= kAnnounceSetupBytes) {
     out->optimizer = reader.U8();
     out->batch_size = reader.U32();
   }

@@ -75,20 +75,24 @@ class Capture final : public TrainingObserver, public LinkHandler {
   }
 };
 
-// Bytes a successful decode read: the shortest prefix of the payload that still decodes (a
-// longer prefix decodes too, since trailing bytes are ignored, so a binary search finds it).
+// Bytes a successful decode read: the shortest prefix of the payload that decodes to the same
+// message (a longer prefix does too, since trailing bytes are ignored, so a binary search finds
+// it; a shorter one fails or, for fields appended later, decodes to the older message).
 template <class T>
 size_t BytesRead(const uint8_t* data, size_t size, const T& decoded) {
-  size_t low = 0;      // largest prefix known not to decode, or 0
-  size_t high = size;  // smallest prefix known to decode
-  T shorter;
-  if (DecodePayload(data, 0, &shorter) == DecodeStatus::kOk) high = 0;
+  const auto same = [&](size_t prefix) {
+    T shorter;
+    return DecodePayload(data, prefix, &shorter) == DecodeStatus::kOk &&
+           testing::SameMessage(Message(shorter), Message(decoded));
+  };
+  size_t low = 0;      // largest prefix known not to give the message, or 0
+  size_t high = size;  // smallest prefix known to give it
+  if (same(0)) high = 0;
   while (high > low + 1) {
     const size_t middle = low + (high - low) / 2;
-    (DecodePayload(data, middle, &shorter) == DecodeStatus::kOk ? high : low) = middle;
+    (same(middle) ? high : low) = middle;
   }
-  Check(DecodePayload(data, high, &shorter) == DecodeStatus::kOk);
-  Check(testing::SameMessage(Message(shorter), Message(decoded)));  // trailing bytes ignored
+  Check(same(high));  // trailing bytes ignored
   return high;
 }
 

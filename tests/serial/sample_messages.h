@@ -107,6 +107,8 @@ inline std::vector<wire::Message> OneOfEachMessage() {
   announce.ops[2] = {9, true, TrainRank::kLowerHalf};
   announce.ops[3] = {25, false, TrainRank::kAll};
   announce.ops[4] = {9, true, TrainRank::kOnlyBias};
+  announce.optimizer = 1;  // Adam
+  announce.batch_size = 4;
   all.push_back(announce);
 
   InternNameMessage name;

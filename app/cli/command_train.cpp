@@ -10,7 +10,10 @@
 #include <QJsonObject>
 
 #include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "app/cli/commands.h"
@@ -193,6 +196,12 @@ int RunTrain(const QStringList& arguments) {
       float loss = 0.0f;
       status = trainer.TrainStep(train, s * options.batch_size, &loss);
       if (!status.ok()) return Fail(status.Prepend("epoch " + std::to_string(epoch)));
+      // A streamed output stops with an error, not silently, when its disk fills.
+      if (events && std::ferror(events.get()) != 0) {
+        return Fail(QStringLiteral("cannot write events file '%1': %2")
+                        .arg(parser.value(QStringLiteral("events")),
+                             QString::fromLocal8Bit(std::strerror(errno))));
+      }
       loss_sum += loss;
       if (progress)
         DrawProgress(e + 1, options.epochs, s + 1, steps, static_cast<float>(loss_sum / (s + 1)));
@@ -208,11 +217,19 @@ int RunTrain(const QStringList& arguments) {
                   static_cast<double>(metric));
       std::fflush(stdout);
     }
-    epochs.append(QJsonObject{{QStringLiteral("epoch"), static_cast<int>(epoch)},
-                              {QStringLiteral("loss"), loss},
-                              {QStringLiteral("metric"), static_cast<double>(metric)}});
+    if (json) {  // kept only for the JSON summary: an epoch count is not bounded
+      epochs.append(QJsonObject{{QStringLiteral("epoch"), static_cast<int>(epoch)},
+                                {QStringLiteral("loss"), loss},
+                                {QStringLiteral("metric"), static_cast<double>(metric)}});
+    }
   }
 
+  if (observer) observer->Finish();
+  if (events && (std::fflush(events.get()) != 0 || std::ferror(events.get()) != 0)) {
+    return Fail(QStringLiteral("cannot write events file '%1': %2")
+                    .arg(parser.value(QStringLiteral("events")),
+                         QString::fromLocal8Bit(std::strerror(errno))));
+  }
   if (parser.isSet(QStringLiteral("save-model"))) {
     status = trainer.WriteWeightsToModel();
     if (status.ok()) {

@@ -4,7 +4,6 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
 
 #include <cmath>
 #include <cstdio>
@@ -43,13 +42,8 @@ int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments) {
 }
 
 Status WriteFileAtomically(const QString& path, const char* data, size_t size) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) ||
-      file.write(data, static_cast<qint64>(size)) != static_cast<qint64>(size) || !file.commit()) {
-    return Status::Error(StatusCode::kIoError, "cannot write '%s': %s", qPrintable(path),
-                         qPrintable(file.errorString()));
-  }
-  return Status::Ok();
+  return ::trainscope::WriteFileAtomically(path.toStdString(),
+                                           reinterpret_cast<const uint8_t*>(data), size);
 }
 
 void AddOption(QCommandLineParser* parser, const char* name, const char* help, const char* value) {

@@ -25,7 +25,8 @@ int Fail(const Status& status);
 // Parses `arguments`, handles --help; returns -1 to continue, or an exit status.
 int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments);
 
-// Writes through a temporary file renamed into place, so a failure never leaves half a file.
+// engine/model/file_io's WriteFileAtomically: every write, the flush to disk and the close are
+// checked before the rename, so a failure (a full disk) keeps the previous file.
 Status WriteFileAtomically(const QString& path, const char* data, size_t size);
 
 // Adds --`name` with `help`; `value` names its argument, or nullptr for a flag.

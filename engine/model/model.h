@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/core/status.h"
+#include "engine/model/file_io.h"
 #include "engine/model/graph.h"
 
 namespace trainscope {
@@ -49,6 +50,5 @@ Status ReadGraph(const uint8_t* data, size_t size, Graph* graph);
 // Host-side convenience: reads a whole file (at most kMaxModelFileBytes) and calls FromBytes.
 inline constexpr size_t kMaxModelFileBytes = size_t{1} << 31;
 Status ReadModelFile(const std::string& path, Model* out);
-Status ReadFileBytes(const std::string& path, size_t max_bytes, std::vector<uint8_t>* out);
 
 }  // namespace trainscope

@@ -132,17 +132,7 @@ Status WriteTrainConfigFile(const std::string& path,
                             const std::map<uint16_t, TrainRank>& op_ranks) {
   std::vector<uint8_t> bytes;
   TS_RETURN_IF_ERROR(WriteTrainConfig(op_ranks, &bytes));
-  FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) {
-    return Status::Error(StatusCode::kIoError, "cannot create '%s': %s", path.c_str(),
-                         std::strerror(errno));
-  }
-  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), file);
-  const bool closed = std::fclose(file) == 0;
-  if (written != bytes.size() || !closed) {
-    return Status::Error(StatusCode::kIoError, "cannot write '%s'", path.c_str());
-  }
-  return Status::Ok();
+  return WriteFileAtomically(path, bytes.data(), bytes.size());
 }
 
 }  // namespace trainscope

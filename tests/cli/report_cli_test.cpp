@@ -11,6 +11,7 @@
 
 #include "tests/cli/cli_test_util.h"
 #include "tests/common/fixtures.h"
+#include "tests/common/full_disk.h"
 
 namespace trainscope {
 namespace {
@@ -203,6 +204,38 @@ TEST(CliFit, SimpleMnistTextAnswer) {
   ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
   EXPECT_TRUE(result.out.contains(QStringLiteral("fits: train "))) << result.out.toStdString();
   EXPECT_TRUE(result.out.contains(QStringLiteral("search: exact"))) << result.out.toStdString();
+}
+
+// A report that does not fit on the disk fails with the reason and a non-zero status, and the
+// previous report stays (Qt 6.4's QSaveFile renamed a short file over it).
+TEST(CliReport, AFullDiskFailsAndKeepsThePreviousReport) {
+  testing::SmallDisk disk(16);  // the demo's JSON report is about 25 KB
+  if (!disk.ok()) GTEST_SKIP() << disk.why();
+  const QString path = QString::fromStdString(disk.path()) + QStringLiteral("/report.json");
+  {
+    QFile previous(path);
+    ASSERT_TRUE(previous.open(QIODevice::WriteOnly));
+    previous.write("previous report");
+  }
+  const auto result = RunCli({QStringLiteral("report"), kDemo, QStringLiteral("--format"),
+                              QStringLiteral("json"), QStringLiteral("-o"), path});
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("No space left on device")))
+      << result.err.toStdString();
+  QFile kept(path);
+  ASSERT_TRUE(kept.open(QIODevice::ReadOnly));
+  EXPECT_EQ(kept.readAll(), QByteArray("previous report"));
+}
+
+// Data files must be regular files of bounded size: /dev/zero is refused at once.
+TEST(CliTrain, ADeviceAsDataIsRefusedAtOnce) {
+  const auto result =
+      RunCli({QStringLiteral("train"), kDemo, QStringLiteral("--input"),
+              QStringLiteral("/dev/zero"), QStringLiteral("--target"), QStringLiteral("/dev/zero")},
+             20000);
+  EXPECT_EQ(result.exit_code, 1) << result.err.toStdString();
+  EXPECT_TRUE(result.err.contains(QStringLiteral("'/dev/zero' is a device")))
+      << result.err.toStdString();
 }
 
 }  // namespace

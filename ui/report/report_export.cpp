@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/report/report_export.h"
 
-#include <QSaveFile>
 #include <QString>
 
 #include <cstring>
+
+#include "engine/model/file_io.h"
 
 namespace trainscope {
 namespace {
@@ -22,12 +23,8 @@ constexpr FormatName kFormats[] = {{ReportFormat::kJson, "json"},
                                    {ReportFormat::kPng, "png"}};
 
 Status WriteAtomically(const std::string& path, const QByteArray& bytes) {
-  QSaveFile file(QString::fromStdString(path));
-  if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-    return Status::Error(StatusCode::kIoError, "cannot write report '%s': %s", path.c_str(),
-                         qPrintable(file.errorString()));
-  }
-  return Status::Ok();
+  return WriteFileAtomically(path, reinterpret_cast<const uint8_t*>(bytes.constData()),
+                             static_cast<size_t>(bytes.size()));
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/session/training_run.h"
 
-#include <QFile>
-
 #include <cmath>
 #include <cstring>
 
@@ -51,19 +49,17 @@ Status CheckBatchFits(const DataSet& train, const TrainingOptions& options) {
 
 Status ReadSamples(const QString& path, size_t elements, const QString& what,
                    std::vector<float>* values, uint32_t* samples) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    return Status::Error(StatusCode::kIoError, "cannot open %s file '%s': %s", qPrintable(what),
-                         qPrintable(path), qPrintable(file.errorString()));
-  }
-  const QByteArray bytes = file.readAll();
-  const QString size_problem = SampleFileSizeProblem(bytes.size(), elements);
+  // Bounded and checked before reading: /dev/zero or a FIFO given as data is refused at once.
+  std::vector<uint8_t> bytes;
+  Status read = ReadFileBytes(path.toStdString(), kMaxDataFileBytes, &bytes);
+  if (!read.ok()) return read.Prepend(what.toStdString() + " file");
+  const QString size_problem = SampleFileSizeProblem(static_cast<int64_t>(bytes.size()), elements);
   if (!size_problem.isEmpty()) {
     return Status::Error(StatusCode::kInvalidArgument, "%s file '%s' %s", qPrintable(what),
                          qPrintable(path), qPrintable(size_problem));
   }
   values->resize(static_cast<size_t>(bytes.size()) / sizeof(float));
-  std::memcpy(values->data(), bytes.constData(), static_cast<size_t>(bytes.size()));
+  if (!bytes.empty()) std::memcpy(values->data(), bytes.data(), bytes.size());
   for (size_t i = 0; i < values->size(); ++i) {
     if (!std::isfinite((*values)[i])) {
       return Status::Error(StatusCode::kNumericError,

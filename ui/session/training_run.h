@@ -45,8 +45,12 @@ Status DefaultTrainingSetup(const Model& model, TrainingSetup* setup);
 // Training needs at least one whole batch of samples.
 Status CheckBatchFits(const DataSet& train, const TrainingOptions& options);
 
+// The largest data file read (1 GiB): beyond it a file is refused before it is read.
+inline constexpr size_t kMaxDataFileBytes = size_t{1} << 30;
+
 // Reads a raw float32 file whose size must be a whole number of `elements`-float samples and
-// whose values are finite. `what` names the file's role in messages ("input 0 'image'").
+// whose values are finite; not a regular file (a FIFO, a device) or over kMaxDataFileBytes is
+// refused before reading. `what` names the file's role in messages ("input 0 'image'").
 Status ReadSamples(const QString& path, size_t elements, const QString& what,
                    std::vector<float>* values, uint32_t* samples);
 

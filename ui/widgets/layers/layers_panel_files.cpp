@@ -6,7 +6,6 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSignalBlocker>
 #include <QSpinBox>
 
@@ -23,14 +22,7 @@ namespace trainscope {
 namespace {
 
 Status WriteAtomically(const QString& path, const std::vector<uint8_t>& bytes) {
-  QSaveFile file(path);
-  const auto size = static_cast<qint64>(bytes.size());
-  if (!file.open(QIODevice::WriteOnly) ||
-      file.write(reinterpret_cast<const char*>(bytes.data()), size) != size || !file.commit()) {
-    return Status::Error(StatusCode::kIoError, "cannot write '%s': %s", qPrintable(path),
-                         qPrintable(file.errorString()));
-  }
-  return Status::Ok();
+  return WriteFileAtomically(path.toStdString(), bytes.data(), bytes.size());
 }
 
 // CIRCLE_TRAINING can only say "the operators from k to the end train"; `exact` tells whether

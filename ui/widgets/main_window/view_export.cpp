@@ -3,6 +3,7 @@
 
 #include <QAbstractItemModel>
 #include <QApplication>
+#include <QBuffer>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -13,13 +14,13 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QTableView>
 
 #include <algorithm>
 #include <functional>
 
+#include "engine/model/file_io.h"
 #include "ui/widgets/common/qcustomplot_include.h"
 #include "ui/widgets/gradients/gradients_view.h"
 #include "ui/widgets/graph/graph_view.h"
@@ -35,7 +36,7 @@ using Draw = std::function<void(QCPPainter* painter)>;
 
 constexpr int kMaxPngSide = 8192;
 
-// Renders `draw` into a QSaveFile at `path` in the format its suffix names; commits on success.
+// Renders `draw` in memory in the format the suffix of `path` names, then writes it atomically.
 bool RenderToFile(const QString& path, QSize size, const QColor& background, const Draw& draw,
                   QString* error) {
   const ImageFormat format = ImageFormatOfPath(path);
@@ -44,11 +45,9 @@ bool RenderToFile(const QString& path, QSize size, const QColor& background, con
     return false;
   }
   size = size.expandedTo(QSize(1, 1));
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-    return false;
-  }
+  QByteArray bytes;
+  QBuffer file(&bytes);
+  file.open(QIODevice::WriteOnly);
   // SVG and PDF: the same vector drawing on a different device.
   const auto paint_vectors = [&](QPaintDevice* device) {
     QCPPainter painter;
@@ -85,16 +84,16 @@ bool RenderToFile(const QString& path, QSize size, const QColor& background, con
     pdf.setTitle(QFileInfo(path).completeBaseName());
     drawn = paint_vectors(&pdf);
   }
+  file.close();
   if (!drawn) {
-    file.cancelWriting();
     *error = QStringLiteral("%1: rendering failed").arg(path);
     return false;
   }
-  if (!file.commit()) {
-    *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  const Status written =
+      WriteFileAtomically(path.toStdString(), reinterpret_cast<const uint8_t*>(bytes.constData()),
+                          static_cast<size_t>(bytes.size()));
+  if (!written.ok()) *error = QString::fromUtf8(written.message());
+  return written.ok();
 }
 
 QString CsvField(const QString& text) {
@@ -253,17 +252,12 @@ QString GradientStatsToCsv(const SessionSnapshot& snapshot, const Graph* graph) 
 }
 
 bool WriteTextFile(const QString& path, const QString& text, QString* error) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-    return false;
-  }
   const QByteArray bytes = text.toUtf8();
-  if (file.write(bytes) != bytes.size() || !file.commit()) {
-    *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  const Status written =
+      WriteFileAtomically(path.toStdString(), reinterpret_cast<const uint8_t*>(bytes.constData()),
+                          static_cast<size_t>(bytes.size()));
+  if (!written.ok()) *error = QString::fromUtf8(written.message());
+  return written.ok();
 }
 
 void InstallViewExports(MainWindow* window) {

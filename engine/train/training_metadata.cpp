@@ -183,6 +183,12 @@ Status DecodeTrainingMetadata(const uint8_t* data, size_t size, TrainingMetadata
                          "is not defined",
                          root->optimizer(), root->lossfn(), root->loss_reduction_type());
   }
+  if (root->version() > kTrainingMetadataVersion) {
+    return Status::Error(StatusCode::kInvalidModel,
+                         "CIRCLE_TRAINING version %u is newer than version %u, the one this "
+                         "reader knows",
+                         root->version(), kTrainingMetadataVersion);
+  }
   TrainingMetadata m;
   m.version = root->version();
   m.optimizer = static_cast<OptimizerKind>(root->optimizer());

@@ -230,6 +230,13 @@ class DeviceBreakpointTest : public QObject {
     expected.optimizer_step = 12;
     QCOMPARE(DescribeDeviceHit(*hit, &model), DescribeHit(expected, &graph));
     QVERIFY(DescribeDeviceHit(*hit, &model).contains(QLatin1String("'fc/weights'")));
+    // A board naming tensor 2^31-1 (and claiming as many tensors) is described without a name,
+    // without allocating for the index.
+    AnnouncedModel hostile = model;
+    hostile.tensor_count = UINT32_MAX;
+    BreakpointHit far = *hit;
+    far.tensor = INT32_MAX;
+    QVERIFY(DescribeDeviceHit(far, &hostile).contains(QString::number(INT32_MAX)));
 
     BreakpointSet asked;
     asked.gradient_threshold = 0.5f;

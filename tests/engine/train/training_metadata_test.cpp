@@ -410,5 +410,18 @@ INSTANTIATE_TEST_SUITE_P(Models, TrainingMetadataFixture,
                          ::testing::Values("onert-micro/simple_mnist/model.circle",
                                            "tflite/person_detect.tflite"));
 
+TEST(TrainingMetadata, ANewerVersionIsRefusedNamingBoth) {
+  TrainingMetadata newer;
+  newer.version = 99;
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(EncodeTrainingMetadata(newer, &bytes).ok());
+  TrainingMetadata decoded;
+  const Status status = DecodeTrainingMetadata(bytes.data(), bytes.size(), &decoded);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidModel);
+  EXPECT_NE(std::string(status.message()).find("version 99 is newer than version 1"),
+            std::string::npos)
+      << status.message();
+}
+
 }  // namespace
 }  // namespace trainscope

@@ -165,8 +165,11 @@ QString DescribeDeviceHit(const BreakpointHit& hit, const AnnouncedModel* model)
   Subgraph main;
   main.operators.resize(model->ops.size());
   for (size_t k = 0; k < model->ops.size(); ++k) main.operators[k].opcode = model->ops[k].opcode;
-  // Only the tensor the hit names: a board's tensor count is not worth allocating for.
-  if (hit.tensor >= 0 && static_cast<uint32_t>(hit.tensor) < model->tensor_count) {
+  // Only the tensor the hit names, and only a low index: the tensors up to it are allocated, so a
+  // board naming tensor 2^31-1 gets its hit described without the name instead.
+  constexpr uint32_t kMaxNamedTensor = 1u << 16;
+  if (hit.tensor >= 0 && static_cast<uint32_t>(hit.tensor) < model->tensor_count &&
+      static_cast<uint32_t>(hit.tensor) < kMaxNamedTensor) {
     const uint32_t tensor = static_cast<uint32_t>(hit.tensor);
     main.tensors.resize(size_t{tensor} + 1);
     const auto name = model->tensor_names.find(tensor);

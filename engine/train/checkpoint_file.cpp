@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/train/checkpoint_file.h"
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -94,7 +95,16 @@ Status ReadSectionTensor(const uint8_t* bytes, const Section& s, const Subgraph&
   }
   values->resize(tensor.element_count());
   for (size_t i = 0; i < values->size(); ++i) {
-    (*values)[i] = le::LoadF32(bytes + offset + kBytesPerElement * i);
+    const float value = le::LoadF32(bytes + offset + kBytesPerElement * i);
+    // A NaN or Inf would train silently into NaN everywhere: refused where it stands.
+    if (!std::isfinite(value)) {
+      return Status::Error(StatusCode::kInvalidFile,
+                           "checkpoint: %s value %zu of %s is %s; a checkpoint holds finite "
+                           "numbers",
+                           s.name, i, TensorLabel(subgraph, id).c_str(),
+                           std::isnan(value) ? "NaN" : "Inf");
+    }
+    (*values)[i] = value;
   }
   return Status::Ok();
 }

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -207,6 +209,31 @@ TEST(CheckpointRead, SgdAndAdamFilesRoundTrip) {
     EXPECT_EQ(read.num_step, written.num_step);
     EXPECT_EQ(read.num_epoch, written.num_epoch);
     EXPECT_EQ(read.header.tensor_count, 7u);
+  }
+}
+
+// A NaN or Inf weight or moment would train into NaN without a word: refused, naming where.
+TEST(CheckpointRead, NonFiniteValuesAreRefusedNamingTheTensor) {
+  const Model model = SmallClassifier();
+  const CheckpointConfig adam{OptimizerKind::kAdam, 0};
+  for (const float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    for (int section = 0; section < 3; ++section) {
+      CheckpointData data = AdamData(model);
+      std::vector<float>& values = section == 0   ? data.tensors[0].weights
+                                   : section == 1 ? data.tensors[0].adam_m
+                                                  : data.tensors[0].adam_v;
+      values[1] = bad;
+      const std::vector<uint8_t> bytes = WriteOrFail(model, adam, data);
+      CheckpointData read;
+      const Status status = ReadCheckpoint(model, adam, bytes.data(), bytes.size(), &read);
+      EXPECT_EQ(status.code(), StatusCode::kInvalidFile);
+      EXPECT_NE(std::string(status.message()).find(std::isnan(bad) ? "is NaN" : "is Inf"),
+                std::string::npos)
+          << status.message();
+      EXPECT_NE(std::string(status.message()).find("value 1 of tensor"), std::string::npos)
+          << status.message();
+    }
   }
 }
 

@@ -66,6 +66,14 @@ Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
   }
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("batch"), 1, &o.batch_size));
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("epochs"), 1, &o.epochs));
+  // A model's metadata is a file from elsewhere: an epoch count nobody means is said, not run.
+  if (setup->from_metadata && !parser.isSet(QStringLiteral("epochs")) &&
+      o.epochs > kMaxMetadataEpochs) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "the model's CIRCLE_TRAINING asks for %u epochs (more than %u); pass "
+                         "--epochs N to choose",
+                         o.epochs, kMaxMetadataEpochs);
+  }
   // The same range checks as the GUI's set-up dialog (values may also come from the metadata).
   const std::vector<SetupIssue> issues = ValidateTrainingOptions(o);
   if (!issues.empty()) {

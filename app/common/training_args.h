@@ -44,6 +44,9 @@ using ::trainscope::TrainingSetup;
 // Adds the optimizer, loss, metric, batch/epoch and trainability options (not the data files).
 void AddTrainingOptions(QCommandLineParser* parser);
 
+// Epochs taken from a model's metadata without --epochs; more is refused with a message.
+inline constexpr uint32_t kMaxMetadataEpochs = 1000000;
+
 // Reads the options added above, on top of DefaultTrainingSetup().
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
                           TrainingSetup* setup);

@@ -13,6 +13,7 @@
 #include "engine/model/model.h"
 #include "engine/model/model_builder.h"
 #include "engine/plan/train_config_file.h"
+#include "engine/train/training_metadata.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/common/fixtures.h"
 
@@ -285,6 +286,33 @@ TEST(CliTrain, WarnsWhereABoardRunningOnertMicroWouldDiffer) {
              w.toString().contains(QStringLiteral("TANH")));
   }
   EXPECT_TRUE(named) << QJsonDocument(warnings).toJson().toStdString();
+}
+
+// Metadata asking for 2^31-1 epochs is not run without a word; --epochs chooses.
+TEST(CliTrain, AnUnboundedEpochCountFromMetadataIsRefusedUnlessChosen) {
+  Model demo;
+  ASSERT_TRUE(ReadModelFile(Demo("demo.circle").toStdString(), &demo).ok());
+  TrainingMetadata metadata;
+  bool found = false;
+  ASSERT_TRUE(ReadTrainingMetadata(demo, &metadata, &found).ok());
+  ASSERT_TRUE(found);
+  metadata.epochs = INT32_MAX;
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(WriteTrainingMetadata(demo, metadata, &bytes).ok());
+  const QString path = TempPath(QStringLiteral("forever.circle"));
+  QFile file(path);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size()));
+  file.close();
+  const QStringList base{QStringLiteral("train"),    path,
+                         QStringLiteral("--input"),  Demo("train_input.bin"),
+                         QStringLiteral("--target"), Demo("train_target.bin")};
+  auto result = RunCli(base);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("asks for 2147483647 epochs")))
+      << result.err.toStdString();
+  result = RunCli(base + QStringList{QStringLiteral("--epochs"), QStringLiteral("1")});
+  EXPECT_EQ(result.exit_code, 0) << result.err.toStdString();
 }
 
 }  // namespace

@@ -3,15 +3,11 @@
 
 #include <algorithm>
 
+#include "engine/memory/memory_planner.h"
+
 namespace trainscope {
 
 namespace {
-// ArenaPlanner's alignment: every buffer of the planned arena takes a multiple of it.
-constexpr uint64_t kAlignment = 16;
-uint64_t AlignUp(uint64_t bytes, uint64_t alignment) {
-  return (bytes + alignment - 1) / alignment * alignment;
-}
-
 uint64_t Sum(const CategoryBytes& bytes) {
   uint64_t sum = 0;
   for (uint64_t value : bytes) sum += value;
@@ -74,7 +70,8 @@ void LiveMemoryTimeline::add(const MemoryEvent& event) {
   const auto key = std::make_pair(event.tensor, static_cast<uint8_t>(event.category));
   if (event.alloc) {
     live_[category] += event.bytes;
-    arena_extent_ = std::max(arena_extent_, event.offset + AlignUp(event.bytes, kAlignment));
+    arena_extent_ =
+        std::max(arena_extent_, event.offset + AlignUp(event.bytes, ArenaPlanner::kAlignment));
     if (keep) {
       BufferLifetime buffer;
       buffer.tensor = event.tensor;

@@ -144,7 +144,9 @@ void BoardSimulator::PollLink(int timeout_ms) {
       break;
     }
     if (received == 0) break;
-    agent_->Receive(buffer, received);
+    delivered_.clear();
+    line_.Receive(buffer, received, &delivered_);
+    if (!delivered_.empty()) agent_->Receive(delivered_.data(), delivered_.size());
   }
   agent_->Tick(NowMs());
   agent_->Flush();

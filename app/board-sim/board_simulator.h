@@ -86,6 +86,7 @@ class BoardSimulator final : private ExecutionGate {
   SimulatorOptions options_;
   BoardPort* port_;
   SimulatedLine line_;
+  std::vector<uint8_t> delivered_;  // what the line let through of one read
   uint64_t model_hash_ = 0;
   int64_t start_ns_ = 0;
   bool port_error_reported_ = false;

@@ -32,6 +32,8 @@ void AddOptions(QCommandLineParser* parser) {
   AddOption(parser, "corrupt-rate", "Flip one random bit in an outgoing byte with probability P.",
             "P");
   AddOption(parser, "drop-rate", "Drop an outgoing frame with probability P.", "P");
+  AddOption(parser, "command-drop-rate",
+            "Drop a frame from the desktop (a command) with probability P.", "P");
   AddOption(parser, "disconnect-after", "Pull the cable once, after N frames reached a desktop.",
             "N");
   AddOption(parser, "seed", "Seed of the fault injection (default 1).", "N");
@@ -74,6 +76,8 @@ Status ParseLinkOptions(const QCommandLineParser& parser, SimulatorOptions* opti
   TS_RETURN_IF_ERROR(
       ParseProbability(parser, QStringLiteral("corrupt-rate"), &faults.corrupt_rate));
   TS_RETURN_IF_ERROR(ParseProbability(parser, QStringLiteral("drop-rate"), &faults.drop_rate));
+  TS_RETURN_IF_ERROR(
+      ParseProbability(parser, QStringLiteral("command-drop-rate"), &faults.command_drop_rate));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("disconnect-after"), 1, UINT64_MAX,
                                 &faults.disconnect_after));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("seed"), 0, UINT64_MAX, &faults.seed));

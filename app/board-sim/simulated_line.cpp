@@ -44,7 +44,30 @@ double FaultRandom::Uniform() {
 }
 
 SimulatedLine::SimulatedLine(BoardPort* port, uint32_t baud_rate, const LineFaults& faults)
-    : port_(port), rate_(baud_rate), faults_(faults), random_(faults.seed) {}
+    : port_(port),
+      rate_(baud_rate),
+      faults_(faults),
+      random_(faults.seed),
+      command_random_(faults.seed ^ 0xA5A5A5A5A5A5A5A5ull) {}
+
+void SimulatedLine::Receive(const uint8_t* data, size_t size, std::vector<uint8_t>* out) {
+  if (faults_.command_drop_rate <= 0.0) {
+    out->insert(out->end(), data, data + size);
+    return;
+  }
+  for (size_t i = 0; i < size; ++i) {
+    incoming_.push_back(data[i]);
+    if (data[i] != 0) continue;
+    const bool is_frame = incoming_.size() > 1;  // a lone delimiter carries nothing to lose
+    if (is_frame && command_random_.Uniform() < faults_.command_drop_rate) {
+      ++stats_.commands_dropped;
+      out->push_back(0);  // the delimiter survives: the next frame still starts clean
+    } else {
+      out->insert(out->end(), incoming_.begin(), incoming_.end());
+    }
+    incoming_.clear();
+  }
+}
 
 size_t SimulatedLine::WriteThunk(void* line, const uint8_t* data, size_t size) {
   return static_cast<SimulatedLine*>(line)->Write(data, size, MonotonicNowNs());

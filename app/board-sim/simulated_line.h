@@ -9,6 +9,8 @@
 //   - drop_rate: a frame vanishes with this probability (the desktop sees a sequence gap);
 //   - corrupt_rate: each byte of a frame, delimiter included, gets one random bit flipped with
 //     this probability (the desktop sees bad CRCs or torn frames);
+//   - command_drop_rate: a frame from the desktop vanishes with this probability before the
+//     agent sees it (a lost command; the desktop must send it again);
 //   - disconnect_after: once this many frames went out, the cable is pulled (BoardPort::Unplug),
 //     once per run; the next desktop that connects gets a steady link.
 // The random stream is seeded, so a run with the same seed injects the same faults.
@@ -26,9 +28,10 @@
 namespace trainscope {
 
 struct LineFaults {
-  double corrupt_rate = 0.0;      // per byte
-  double drop_rate = 0.0;         // per frame
-  uint64_t disconnect_after = 0;  // frames; 0 = never
+  double corrupt_rate = 0.0;       // per byte
+  double drop_rate = 0.0;          // per frame
+  double command_drop_rate = 0.0;  // per frame from the desktop
+  uint64_t disconnect_after = 0;   // frames; 0 = never
   uint64_t seed = 1;
 };
 
@@ -37,7 +40,8 @@ struct LineStats {
   uint64_t frames_dropped = 0;
   uint64_t bytes_corrupted = 0;
   uint64_t bytes_sent = 0;
-  bool disconnected = false;  // disconnect_after fired
+  uint64_t commands_dropped = 0;  // frames from the desktop that command_drop_rate removed
+  bool disconnected = false;      // disconnect_after fired
 };
 
 // A token bucket of bytes: the line rate at 10 bits per byte, with up to 50 ms of catch-up.
@@ -77,6 +81,9 @@ class SimulatedLine {
   size_t Write(const uint8_t* data, size_t size, int64_t now_ns);
   // Retries bytes the port refused earlier; call it whenever the board polls.
   void Pump();
+  // Bytes from the desktop, any chunking: appends to *out what reaches the board. A frame is
+  // held until its delimiter arrives, then kept or dropped as a whole.
+  void Receive(const uint8_t* data, size_t size, std::vector<uint8_t>* out);
 
   bool idle() const { return pending_.size() == pending_sent_ && frame_.empty(); }
   const LineStats& stats() const { return stats_; }
@@ -88,10 +95,12 @@ class SimulatedLine {
   ByteRate rate_;
   LineFaults faults_;
   FaultRandom random_;
+  FaultRandom command_random_;  // its own stream: the outgoing faults stay those of the seed
   LineStats stats_;
-  std::vector<uint8_t> frame_;    // the frame being assembled, delimiter not yet seen
-  std::vector<uint8_t> pending_;  // frames ready for the port
-  size_t pending_sent_ = 0;       // bytes of pending_ the port already took
+  std::vector<uint8_t> incoming_;  // a frame from the desktop, delimiter not yet seen
+  std::vector<uint8_t> frame_;     // the frame being assembled, delimiter not yet seen
+  std::vector<uint8_t> pending_;   // frames ready for the port
+  size_t pending_sent_ = 0;        // bytes of pending_ the port already took
 };
 
 int64_t MonotonicNowNs();

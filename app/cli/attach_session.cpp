@@ -7,7 +7,21 @@ AttachSession::AttachSession(Transport* link, TraceWriter* record)
     : link_(link), record_(record), stream_(this, this) {}
 
 Status AttachSession::Pump(int timeout_ms) {
+  const Clock::time_point now = Clock::now();
+  TS_RETURN_IF_ERROR(ledger_.Resend(now, link_));
+  for (const CommandLedger::Expired& lost : ledger_.TakeExpired(now)) {
+    ++stats_.unanswered_commands;
+    stats_.last_unanswered_type = lost.type;
+    const char* name = wire::MessageTypeName(lost.type);
+    stats_.last_unanswered = std::string(name ? name : "command") + " (sent " +
+                             std::to_string(lost.attempts) + " times)";
+  }
   return stream_.Pump(link_, timeout_ms, record_, LinkStream::RecordingFailure::kEndPump);
+}
+
+bool AttachSession::awaiting(wire::MessageType type) const {
+  const uint16_t id = last_id_[static_cast<uint8_t>(type)];
+  return id != 0 && ledger_.pending(id);
 }
 
 Status AttachSession::SendCommand(wire::MessageType type) {
@@ -18,7 +32,10 @@ Status AttachSession::SendCommand(wire::MessageType type) {
     return Status::Error(StatusCode::kInvalidArgument, "command %s cannot be encoded",
                          wire::MessageTypeName(type) ? wire::MessageTypeName(type) : "?");
   }
-  return link_->Write(bytes, size);
+  TS_RETURN_IF_ERROR(link_->Write(bytes, size));
+  ledger_.Sent(command_id, type, bytes, size, Clock::now());
+  last_id_[static_cast<uint8_t>(type)] = command_id;
+  return Status::Ok();
 }
 
 void AttachSession::OnOptimizerStep(const OptimizerStepEvent& event) {
@@ -59,6 +76,8 @@ void AttachSession::OnHeartbeat(const wire::HeartbeatMessage& heartbeat) {
 }
 
 void AttachSession::OnAck(const wire::AckMessage& ack) {
+  // An ACK nothing waits for (a resent command's second answer, a late one) is only counted.
+  if (!ledger_.Acknowledge(ack, Clock::now()).was_pending) return;
   if (ack.result == wire::AckResult::kOk) return;
   ++stats_.refused_commands;
   const char* command = wire::MessageTypeName(ack.command);
@@ -67,6 +86,9 @@ void AttachSession::OnAck(const wire::AckMessage& ack) {
 }
 
 void AttachSession::OnRunState(const wire::RunStateMessage& state) {
+  // The board repeats its state with every heartbeat under the same transition number.
+  if (state.transition != 0 && state.transition == stats_.last_transition) return;
+  stats_.last_transition = state.transition;
   stats_.paused = state.state == wire::RunStateKind::kPaused;
   if (!stats_.paused) return;
   ++stats_.paused_reports;

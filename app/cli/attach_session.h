@@ -3,7 +3,8 @@
 // AttachSession: the CLI's view of one live link. The link itself (reading, recording every byte
 // as it arrives, decoding with the mid-stream join excused, command encoding, link counters) is
 // the shared LinkStream; this adds the numbers the attach command reports and its policy that a
-// failed recording ends the session.
+// failed recording ends the session. Commands are kept by a CommandLedger and written again
+// until the board acknowledges them; the board's repeated RUN_STATE reports count once.
 //
 // Lifetime: `link` and `record` must outlive the session. Single-threaded.
 //
@@ -18,6 +19,7 @@
 
 #include "engine/core/events.h"
 #include "engine/core/status.h"
+#include "serial/link/command_ledger.h"
 #include "serial/link/link_stream.h"
 #include "serial/protocol/message_router.h"
 #include "serial/protocol/messages.h"
@@ -43,8 +45,12 @@ struct AttachStats {
   uint64_t step_done_reports = 0;    // ... of which because a STEP_* command finished
   uint64_t steps_at_last_pause = 0;  // backward_steps when the last "paused" arrived
   bool paused = false;
-  uint64_t refused_commands = 0;  // ACKs other than OK
-  std::string last_refusal;       // "PAUSE: UNSUPPORTED"
+  uint64_t refused_commands = 0;     // ACKs other than OK for a command we were waiting on
+  std::string last_refusal;          // "PAUSE: not supported by this firmware"
+  uint64_t unanswered_commands = 0;  // given up on after CommandLedger::give_up_ms()
+  std::string last_unanswered;       // "PAUSE (sent 12 times)"
+  wire::MessageType last_unanswered_type = wire::MessageType::kPing;
+  uint32_t last_transition = 0;  // of the last RUN_STATE counted
   std::string last_log;
 };
 
@@ -54,14 +60,19 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
 
   AttachSession(Transport* link, TraceWriter* record);
 
-  // Reads once, waiting up to timeout_ms, and handles every frame that completed. An error means
-  // the link is gone, or the recording failed (recording_failed()).
+  // Writes again the commands due for a retry, reads once, waiting up to timeout_ms, and handles
+  // every frame that completed. An error means the link is gone, or the recording failed
+  // (recording_failed()).
   Status Pump(int timeout_ms);
-  // Sends a command without arguments (PAUSE, STEP_BACKWARD_OP, REQUEST_HELLO, ...).
+  // Sends a command without arguments (PAUSE, STEP_BACKWARD_OP, REQUEST_HELLO, ...) and keeps
+  // it until acknowledged.
   Status SendCommand(wire::MessageType type);
+  // Whether the command last sent of this type still waits for its ACK.
+  bool awaiting(wire::MessageType type) const;
 
   const AttachStats& stats() const { return stats_; }
   const wire::LinkCounters& counters() const { return stream_.counters(); }
+  const CommandLedger& commands() const { return ledger_; }
   uint64_t frames_bad() const { return stream_.frames_bad(); }
   uint64_t malformed() const { return stream_.malformed(); }
   bool recording_failed() const { return stream_.recording_failed(); }
@@ -84,6 +95,8 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   Transport* link_;
   TraceWriter* record_;
   LinkStream stream_;
+  CommandLedger ledger_;
+  uint16_t last_id_[256] = {};  // per command type: the id it was last sent under
   AttachStats stats_;
 };
 

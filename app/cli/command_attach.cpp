@@ -29,9 +29,13 @@ using std::chrono::milliseconds;
 
 constexpr int kReadTimeoutMs = 50;
 constexpr milliseconds kSilenceLimit{wire::kHeartbeatPeriodMs * wire::kHeartbeatMissesBeforeSilent};
-constexpr milliseconds kSettleTime{300};  // how long "paused" must stay quiet after the last step
-constexpr milliseconds kResumeWait{1000};
-constexpr milliseconds kAnnounceWait{1000};
+constexpr milliseconds kSettleTime{300};   // how long "paused" must stay quiet after the last step
+constexpr milliseconds kResumeWait{2500};  // a lost report comes again with the next heartbeat
+// Joining mid-stream, or on a lossy line, the model announcement can come late or be lost: it is
+// asked for again every kAnnounceRetry, up to kMaxAnnounceRequests times.
+constexpr milliseconds kAnnounceWait{2500};
+constexpr milliseconds kAnnounceRetry{1000};
+constexpr int kMaxAnnounceRequests = 5;
 constexpr milliseconds kProgressPeriod{100};
 constexpr double kDefaultTimeoutSeconds = 30.0;
 
@@ -52,8 +56,17 @@ struct PauseStepScript {
   uint64_t reports_before = 0;
   uint32_t steps_done = 0;
   uint64_t paused_at = 0;
-  uint64_t steps_while_paused = 0;
+  uint64_t steps_while_paused = 0;  // BACKWARD_STEP end events received while paused
+  // The board's own count, from RUN_STATE transition numbers: each step is one resume and one
+  // pause, so it holds even when the line lost events or reports (0: an older board).
+  uint32_t pause_transition = 0;
+  uint32_t resume_transition = 0;
   Clock::time_point settle_until;
+
+  int64_t board_steps() const {
+    if (pause_transition == 0 || resume_transition <= pause_transition) return -1;
+    return (resume_transition - pause_transition - 1) / 2;
+  }
 
   bool done() const { return phase == Phase::kDone; }
 
@@ -68,6 +81,7 @@ struct PauseStepScript {
       case Phase::kPausing:
         if (stats.paused_reports == reports_before) return Status::Ok();
         paused_at = stats.steps_at_last_pause;
+        pause_transition = stats.last_transition;
         return Step(session, now);
       case Phase::kStepping:
         if (stats.step_done_reports == reports_before) return Status::Ok();
@@ -80,6 +94,7 @@ struct PauseStepScript {
         settle_until = now + kResumeWait;
         return session->SendCommand(wire::MessageType::kResume);
       case Phase::kResuming:
+        if (!stats.paused) resume_transition = stats.last_transition;
         if (!stats.paused || now >= settle_until) phase = Phase::kDone;
         return Status::Ok();
       case Phase::kDone:
@@ -193,6 +208,9 @@ QJsonObject Summary(const AttachOptions& o, const AttachSession& session, double
       {QStringLiteral("malformed"), static_cast<qint64>(session.malformed())},
       {QStringLiteral("agent_drops"), static_cast<qint64>(s.agent_drops)},
       {QStringLiteral("heartbeats"), static_cast<qint64>(s.heartbeats)},
+      {QStringLiteral("commands_resent"), static_cast<qint64>(session.commands().resent())},
+      {QStringLiteral("unsolicited_acks"),
+       static_cast<qint64>(session.commands().unsolicited_acks())},
       {QStringLiteral("model_hash"),
        s.has_model ? QJsonValue(HashText(s.model_hash)) : QJsonValue()},
       {QStringLiteral("agent"),
@@ -205,6 +223,10 @@ QJsonObject Summary(const AttachOptions& o, const AttachSession& session, double
   if (o.script) {
     summary.insert(QStringLiteral("paused_backward_steps"),
                    static_cast<qint64>(o.pause.steps_while_paused));
+    summary.insert(QStringLiteral("board_steps_while_paused"),
+                   o.pause.board_steps() >= 0
+                       ? QJsonValue(static_cast<qint64>(o.pause.board_steps()))
+                       : QJsonValue());
   }
   if (!o.record.isEmpty()) summary.insert(QStringLiteral("record"), o.record);
   if (!error.isEmpty()) summary.insert(QStringLiteral("error"), error);
@@ -279,6 +301,8 @@ int RunAttach(const QStringList& arguments) {
                                                  std::chrono::duration<double>(o.timeout_seconds));
   Clock::time_point last_progress;
   Clock::time_point steps_reached_at;
+  Clock::time_point announce_requested_at = start;
+  int announce_requests = 1;
   bool link_lost = false;
   QString error;
   for (;;) {
@@ -309,15 +333,39 @@ int RunAttach(const QStringList& arguments) {
                   .arg(QString::fromStdString(session.stats().last_refusal));
       break;
     }
+    // An unanswered REQUEST_HELLO is asked again below; any other command was part of the plan.
+    if (session.stats().unanswered_commands > 0 &&
+        session.stats().last_unanswered_type != wire::MessageType::kRequestHello) {
+      error = QStringLiteral("the board did not answer %1 within %2 s")
+                  .arg(QString::fromStdString(session.stats().last_unanswered))
+                  .arg(session.commands().give_up_ms() / 1000);
+      break;
+    }
+    if (!session.stats().has_model && session.counters().frames_ok > 0 &&
+        announce_requests < kMaxAnnounceRequests && now - announce_requested_at >= kAnnounceRetry &&
+        !session.awaiting(wire::MessageType::kRequestHello)) {
+      announce_requested_at = now;
+      ++announce_requests;
+      status = session.SendCommand(wire::MessageType::kRequestHello);
+      if (!status.ok()) {
+        link_lost = true;
+        error = QStringLiteral("link lost: %1").arg(QString::fromUtf8(status.message()));
+        break;
+      }
+    }
     if (o.steps > 0 && session.stats().backward_steps >= o.steps &&
         steps_reached_at == Clock::time_point()) {
       steps_reached_at = now;
     }
-    // Joining mid-stream, the steps can come before the answer to REQUEST_HELLO: give the model
-    // announcement a moment to arrive, so the summary names the model.
-    const bool steps_done = steps_reached_at != Clock::time_point() &&
-                            (session.stats().has_model || now - steps_reached_at >= kAnnounceWait);
-    if ((o.script && o.pause.done()) || (!o.script && steps_done) || g_interrupted) break;
+    if (o.script && o.pause.done() && steps_reached_at == Clock::time_point()) {
+      steps_reached_at = now;
+    }
+    // Joining mid-stream, the steps can come before the answer to REQUEST_HELLO (or it was
+    // lost): give the model announcement a moment to arrive, so the summary names the model.
+    const bool finished = steps_reached_at != Clock::time_point() &&
+                          (o.script ? o.pause.done() : true) &&
+                          (session.stats().has_model || now - steps_reached_at >= kAnnounceWait);
+    if (finished || g_interrupted) break;
     if (has_deadline && now >= deadline) {
       if (o.steps > 0 || o.script) {
         error = QStringLiteral("timed out after %1 s with %2 backward steps%3")

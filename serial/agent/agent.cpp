@@ -134,6 +134,7 @@ void Agent::Tick(uint32_t now_ms) {
   heartbeat.queue_peak_bytes = static_cast<uint32_t>(ring_.peak_bytes());
   heartbeat.bad_command_frames = static_cast<uint32_t>(rx_.counters().frames_bad);
   Send(heartbeat);
+  Send(control_.run_state());
 }
 
 void Agent::Receive(const uint8_t* data, size_t size) {
@@ -165,6 +166,11 @@ void Agent::OnFrame(const wire::FrameView& frame) {
     Acknowledge(frame, command_id, wire::AckResult::kUnknownCommand);
     return;
   }
+  if (const wire::AckResult* first = recent_commands_.Find(command_id, frame.type)) {
+    ++stats_.repeated_commands;
+    Send(wire::AckMessage{command_id, frame.type, *first});
+    return;
+  }
   wire::AckResult result = wire::AckResult::kMalformed;
   if (frame.type == MessageType::kSetBreakpoint) {
     wire::SetBreakpointCommand command;
@@ -185,6 +191,10 @@ void Agent::OnFrame(const wire::FrameView& frame) {
       result = control_.Apply(command);
     }
   }
+  if (frame.type == MessageType::kRequestHello && result == wire::AckResult::kOk) {
+    recent_commands_.Clear();  // a new desktop may number its commands from 1 again
+  }
+  recent_commands_.Remember(command_id, frame.type, result);
   Acknowledge(frame, command_id, result);
 }
 

@@ -32,6 +32,7 @@
 
 #include "engine/core/events.h"
 #include "serial/agent/control_state.h"
+#include "serial/agent/recent_commands.h"
 #include "serial/agent/sent_names.h"
 #include "serial/agent/tx_ring.h"
 #include "serial/protocol/frame_encoder.h"
@@ -74,6 +75,7 @@ struct AgentStats {
   uint32_t commands_applied = 0;
   uint32_t commands_rejected = 0;  // acknowledged with a result other than kOk
   uint32_t ignored_frames = 0;     // good frames that are not commands (never answered)
+  uint32_t repeated_commands = 0;  // commands sent again (a lost ACK): answered, not re-applied
 };
 
 class Agent final : public TrainingObserver, private wire::FrameSink {
@@ -94,7 +96,8 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   // Sends a name once per session; later calls with the same (kind, id) send nothing.
   void InternName(wire::NameKind kind, uint32_t id, const char* name);
   void Log(wire::LogLevel level, const char* text);
-  // Sends HEARTBEAT when kHeartbeatPeriodMs passed since the last one.
+  // Sends HEARTBEAT when kHeartbeatPeriodMs passed since the last one, and with it the current
+  // RUN_STATE again, so a desktop that lost a report (or just connected) learns the state.
   void Tick(uint32_t now_ms);
 
   // Bytes received from the desktop, any chunking.
@@ -142,6 +145,7 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   wire::FrameEncoder encoder_;
   TxRing ring_;
   ControlState control_;
+  RecentCommands recent_commands_;
   SentNames sent_names_;
   wire::BasicStreamDecoder<kAgentRxFrameBytes> rx_;
   AgentStats stats_;

@@ -18,6 +18,8 @@ void ControlState::Pause(PauseReason reason, const RunStateMessage& detail) {
   state_.tensor = detail.tensor;
   state_.value = detail.value;
   state_.bytes = detail.bytes;
+  ++state_.transition;
+  if (state_.transition == 0) state_.transition = 1;  // 0 would mean "an older board"
   state_changed_ = true;
 }
 
@@ -27,6 +29,8 @@ void ControlState::Run(Mode mode) {
   if (was_paused) {
     state_.state = wire::RunStateKind::kRunning;
     state_.reason = PauseReason::kNone;
+    ++state_.transition;
+    if (state_.transition == 0) state_.transition = 1;
     state_changed_ = true;
   }
 }

@@ -56,6 +56,8 @@ class ControlState {
   void OnMemorySummary(const MemorySummaryEvent& event);
 
   bool paused() const { return mode_ == Mode::kPaused; }
+  // The current run state, numbered by its transition (the agent repeats it with heartbeats).
+  const wire::RunStateMessage& run_state() const { return state_; }
   // Copies the run state into *out and returns true if it changed since the last call, so the
   // agent sends one RUN_STATE per transition.
   bool TakeRunStateChange(wire::RunStateMessage* out);
@@ -66,6 +68,11 @@ class ControlState {
  private:
   enum class Mode : uint8_t { kRunning, kPaused, kStepBackwardOp, kStepSample, kStepBatch };
 
+  static wire::RunStateMessage InitialState() {
+    wire::RunStateMessage state;
+    state.transition = 1;  // running since boot
+    return state;
+  }
   // `detail` carries op_index / tensor / value / bytes of the event that stopped the run.
   void Pause(wire::PauseReason reason, const wire::RunStateMessage& detail);
   void Run(Mode mode);
@@ -76,7 +83,7 @@ class ControlState {
   uint32_t capabilities_;
   uint32_t op_count_ = 0;
   Mode mode_ = Mode::kRunning;
-  wire::RunStateMessage state_;
+  wire::RunStateMessage state_ = InitialState();
   bool state_changed_ = false;
 
   uint32_t op_breakpoints_[kMaxOpBreakpoints] = {};

@@ -2,11 +2,21 @@
 #include "serial/link/link_stream.h"
 
 #include <cstring>
+#include <random>
 
 namespace trainscope {
 
+namespace {
+uint16_t FirstCommandId() {
+  std::random_device entropy;
+  return static_cast<uint16_t>(1 + entropy() % 0xFFFFu);  // 1..65535
+}
+}  // namespace
+
 LinkStream::LinkStream(TrainingObserver* events, wire::LinkHandler* handler)
-    : router_(events, handler), last_frame_time_(Clock::now()) {}
+    : router_(events, handler),
+      next_command_id_(FirstCommandId()),
+      last_frame_time_(Clock::now()) {}
 
 Status LinkStream::Pump(Transport* link, int timeout_ms, TraceWriter* record,
                         RecordingFailure on_failure) {

@@ -65,7 +65,9 @@ class LinkStream {
   // the next command starts with a delimiter again.
   void Restart();
 
-  // Gives the command the next command id (never 0: ACKs use 0 for "no id") and encodes it into
+  // Gives the command the next command id (never 0: ACKs use 0 for "no id"; the first is drawn at
+  // random, so a board that still remembers the last desktop's ids takes none of ours for a
+  // repeat) and encodes it into
   // `out`. Returns the byte count (0 when it cannot be encoded) and the id through `command_id`.
   template <class Command>
   size_t EncodeCommand(Command command, uint8_t (&out)[kMaxCommandBytes], uint16_t* command_id) {
@@ -94,7 +96,7 @@ class LinkStream {
   wire::StreamDecoder decoder_;
   wire::MessageRouter router_;
   wire::FrameEncoder encoder_;
-  uint16_t next_command_id_ = 1;
+  uint16_t next_command_id_;
   bool synced_ = false;  // the first delimiter of this connection has been seen
   bool delimiter_sent_ = false;
   bool recording_failed_ = false;

@@ -208,6 +208,7 @@ bool EncodePayload(const RunStateMessage& message, ByteWriter* writer) {
   writer->I32(message.tensor);
   writer->F32(message.value);
   writer->U32(message.bytes);
+  if (message.transition != 0) writer->U32(message.transition);
   return writer->ok();
 }
 
@@ -222,6 +223,8 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, RunStateMessage* ou
   out->tensor = reader.I32();
   out->value = reader.F32();
   out->bytes = reader.U32();
+  // `transition` was appended later: an older board's report ends before it.
+  out->transition = reader.ok() && reader.remaining() >= sizeof(uint32_t) ? reader.U32() : 0;
   return Finish(reader, state <= 1 && reason < kPauseReasonCount);
 }
 

@@ -84,7 +84,8 @@ bool operator==(const AckMessage& a, const AckMessage& b) {
 bool operator==(const RunStateMessage& a, const RunStateMessage& b) {
   return a.state == b.state && a.reason == b.reason && a.op_index == b.op_index &&
          a.optimizer_step == b.optimizer_step && a.tensor == b.tensor &&
-         std::memcmp(&a.value, &b.value, sizeof a.value) == 0 && a.bytes == b.bytes;
+         std::memcmp(&a.value, &b.value, sizeof a.value) == 0 && a.bytes == b.bytes &&
+         a.transition == b.transition;
 }
 
 bool operator==(const BasicCommand& a, const BasicCommand& b) {

@@ -139,6 +139,10 @@ struct RunStateMessage {
   int32_t tensor = -1;          // tensor that tripped a gradient breakpoint
   float value = 0.0f;           // max |g| for a gradient breakpoint
   uint32_t bytes = 0;           // current bytes for an arena breakpoint
+  // Numbers the board's run-state changes from 1 at boot. The board repeats its current state
+  // with every HEARTBEAT, under the same number, so a desktop recovers a lost report and tells a
+  // repeat from a new pause. 0: an older board that sends only changes and no number.
+  uint32_t transition = 0;
 };
 
 // PING, PAUSE, RESUME, STEP_BACKWARD_OP, STEP_SAMPLE, STEP_BATCH, REQUEST_MEMORY_PLAN and

@@ -129,9 +129,35 @@ TEST(BoardSimAttach, PauseThenStepDeliversExactlyTheSteppedBackwardOps) {
                                 QStringLiteral("--step"), QString::number(steps), kJson});
     ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
     EXPECT_EQ(Field(result, "paused_backward_steps"), steps);
+    EXPECT_EQ(Field(result, "board_steps_while_paused"), steps);
+    EXPECT_EQ(Field(result, "commands_resent"), 0);  // a clean link needs no second try
     EXPECT_GE(Field(result, "backward_steps"), 10);
     EXPECT_FALSE(result.json().object().value(QStringLiteral("paused")).toBool());  // resumed
   }
+}
+
+TEST(BoardSimAttach, OnALossyLinkPauseAndStepAreRetriedUntilTheBoardDidExactlyThem) {
+  // A fifth of the board's frames and a third of the commands vanish: commands go out again
+  // under their ids, the board answers repeats without stepping twice, lost run-state reports
+  // come again with the heartbeat, and a lost model announcement is asked for again.
+  qint64 resent = 0;
+  for (const char* seed : {"1", "3", "5"}) {
+    BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
+                         QStringLiteral("--drop-rate"), QStringLiteral("0.2"),
+                         QStringLiteral("--command-drop-rate"), QStringLiteral("0.3"),
+                         QStringLiteral("--seed"), QLatin1String(seed)});
+    ASSERT_TRUE(sim.started()) << sim.error().toStdString();
+    const CliResult result =
+        Attach(sim.endpoint(), {QStringLiteral("--pause-after"), QStringLiteral("10"),
+                                QStringLiteral("--step"), QStringLiteral("3"), kJson});
+    ASSERT_EQ(result.exit_code, 0) << "seed " << seed << ": " << result.err.toStdString();
+    EXPECT_EQ(Field(result, "board_steps_while_paused"), 3) << "seed " << seed;
+    EXPECT_LE(Field(result, "paused_backward_steps"), 3) << "seed " << seed;  // some were lost
+    EXPECT_FALSE(result.json().object().value(QStringLiteral("paused")).toBool()) << seed;
+    EXPECT_TRUE(result.json().object().value(QStringLiteral("model_hash")).isString()) << seed;
+    resent += Field(result, "commands_resent");
+  }
+  EXPECT_GT(resent, 0);  // the faults did reach the commands
 }
 
 TEST(BoardSimAttach, BadEndpointsFailFastWithAnError) {

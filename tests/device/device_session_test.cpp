@@ -244,6 +244,28 @@ class DeviceSessionTest : public QObject {
              qPrintable(message));
   }
 
+  void onALossyLinkCommandsAreRetriedAndLostReportsRecovered() {
+    // Frames vanish both ways; the user still sees the model, every PAUSE/RESUME takes effect
+    // and nothing is reported as refused or unanswered.
+    BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
+                         QStringLiteral("--drop-rate"), QStringLiteral("0.2"),
+                         QStringLiteral("--command-drop-rate"), QStringLiteral("0.4"),
+                         QStringLiteral("--seed"), QStringLiteral("11")});
+    QVERIFY2(sim.started(), qPrintable(sim.error()));
+    DeviceEventSource source(std::make_shared<SessionStore>());
+    QSignalSpy errors(&source, &EventSource::errorOccurred);
+    QVERIFY(source.open(sim.endpoint()).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(source.hasModel(), kWaitMs);
+    for (int round = 0; round < 4; ++round) {
+      source.pause();
+      QTRY_COMPARE_WITH_TIMEOUT(source.state(), State::kPaused, kWaitMs);
+      source.resume();
+      QTRY_COMPARE_WITH_TIMEOUT(source.state(), State::kRunning, kWaitMs);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(source.health().commands_resent > 0, kWaitMs);
+    QCOMPARE(errors.count(), 0);
+  }
+
   void commandsWithoutALinkFailAtOnce() {
     DeviceEventSource source(std::make_shared<SessionStore>());
     QSignalSpy errors(&source, &EventSource::errorOccurred);

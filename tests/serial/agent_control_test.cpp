@@ -99,6 +99,90 @@ TEST(AgentControl, StepBackwardOpPausesAfterTheNextBackwardStep) {
   EXPECT_EQ(h.desktop.All<wire::RunStateMessage>().size(), 2u);
 }
 
+TEST(AgentControl, ACommandSentAgainUnderItsIdIsAnsweredAgainButAppliedOnce) {
+  AgentHarness h;
+  h.config.poll = nullptr;  // the agent reports but never waits: each step is one event
+  Agent& agent = h.StartAgent();
+  h.SendCommand(BasicCommand{MessageType::kPause, 0});
+  const uint16_t step = h.SendCommand(BasicCommand{MessageType::kStepBackwardOp, 0});
+  EXPECT_FALSE(agent.paused());
+  agent.OnBackwardStep(Backward(4, false));
+  ASSERT_TRUE(agent.paused());  // the step is done
+
+  // The ACK was lost on the way back, so the desktop sends the same STEP again: applying it
+  // would run one op too many.
+  h.SendCommandWithId(BasicCommand{MessageType::kStepBackwardOp, 0}, step);
+  EXPECT_TRUE(agent.paused());
+  EXPECT_EQ(h.LastAck().command_id, step);
+  EXPECT_EQ(h.LastAck().result, AckResult::kOk);
+  EXPECT_EQ(agent.stats().repeated_commands, 1u);
+
+  // The same id with another type is another command; so is the next id.
+  h.SendCommandWithId(BasicCommand{MessageType::kPing, 0}, step);
+  EXPECT_EQ(agent.stats().repeated_commands, 1u);
+  h.SendCommand(BasicCommand{MessageType::kStepBackwardOp, 0});
+  EXPECT_FALSE(agent.paused());
+}
+
+TEST(AgentControl, ARepeatKeepsTheFirstAnswer) {
+  AgentHarness h;
+  Agent& agent = h.StartAgent();
+  SetBreakpointCommand bad;
+  bad.kind = wire::BreakpointKind::kGradientAbove;
+  bad.threshold = -1.0f;
+  const uint16_t id = h.SendCommand(bad);
+  EXPECT_EQ(h.LastAck().result, AckResult::kInvalidArgument);
+  h.SendCommandWithId(bad, id);
+  EXPECT_EQ(h.LastAck().result, AckResult::kInvalidArgument);
+  EXPECT_EQ(agent.stats().repeated_commands, 1u);
+  EXPECT_EQ(agent.stats().commands_rejected, 1u);  // answered twice, judged once
+}
+
+TEST(AgentControl, RequestHelloStartsANewDesktopWhoseIdsMayRepeatTheLastOnes) {
+  AgentHarness h;
+  h.config.poll = nullptr;
+  Agent& agent = h.StartAgent();
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 1);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 2);
+  ASSERT_TRUE(agent.paused());
+  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 3);
+  ASSERT_FALSE(agent.paused());
+  // The first desktop quits; a second one numbers from 1 again.
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 1);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 2);
+  EXPECT_TRUE(agent.paused());
+  EXPECT_EQ(agent.stats().repeated_commands, 0u);
+  EXPECT_EQ(h.desktop.All<wire::HelloMessage>().size(), 3u);  // Start() and both requests
+}
+
+TEST(AgentControl, EveryHeartbeatRepeatsTheRunStateUnderItsTransitionNumber) {
+  AgentHarness h;
+  h.config.poll = nullptr;
+  Agent& agent = h.StartAgent();
+  agent.Tick(wire::kHeartbeatPeriodMs);
+  auto states = h.desktop.All<wire::RunStateMessage>();
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].state, RunStateKind::kRunning);
+  EXPECT_EQ(states[0].transition, 1u);  // running since boot
+
+  h.SendCommand(BasicCommand{MessageType::kPause, 0});
+  agent.Tick(2 * wire::kHeartbeatPeriodMs);
+  agent.Tick(2 * wire::kHeartbeatPeriodMs + 1);  // no heartbeat due: nothing repeated
+  states = h.desktop.All<wire::RunStateMessage>();
+  ASSERT_EQ(states.size(), 3u);
+  EXPECT_EQ(states[1].state, RunStateKind::kPaused);  // the change itself
+  EXPECT_EQ(states[1].transition, 2u);
+  EXPECT_EQ(states[2], states[1]);  // its repeat: a desktop that lost the first learns it here
+
+  h.SendCommand(BasicCommand{MessageType::kResume, 0});
+  agent.Tick(3 * wire::kHeartbeatPeriodMs);
+  states = h.desktop.All<wire::RunStateMessage>();
+  ASSERT_EQ(states.size(), 5u);
+  EXPECT_EQ(states[3].state, RunStateKind::kRunning);
+  EXPECT_EQ(states[3].transition, 3u);
+  EXPECT_EQ(states[4], states[3]);
+}
+
 TEST(AgentControl, StepSampleAndStepBatchStopAtTheirBoundaries) {
   AgentHarness h;
   Agent& agent = h.StartAgent();

@@ -76,7 +76,11 @@ class AgentHarness {
   }
 
   uint16_t SendCommand(const wire::Message& command) {
-    const uint16_t id = next_id++;
+    return SendCommandWithId(command, next_id++);
+  }
+
+  // As a desktop resending a command whose ACK it did not get: the id it used before.
+  uint16_t SendCommandWithId(const wire::Message& command, uint16_t id) {
     wire::Message with_id = command;
     std::visit([&](auto& value) { SetId(&value, id); }, with_id);
     std::vector<uint8_t> bytes(wire::kMaxWireFrameBytes);

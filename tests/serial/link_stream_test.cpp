@@ -136,6 +136,10 @@ TEST(LinkStreamTest, LastFrameTimeMovesOnlyWithGoodFrames) {
   EXPECT_EQ(stream.last_frame_time(), after_good);
 }
 
+uint16_t NextId(uint16_t id) {
+  return id == 0xFFFF ? 1 : static_cast<uint16_t>(id + 1);
+}
+
 TEST(LinkStreamTest, CommandsGetIncreasingIdsAndOneLeadingDelimiterPerConnection) {
   LinkStream stream(nullptr, nullptr);
   uint8_t out[LinkStream::kMaxCommandBytes];
@@ -145,20 +149,21 @@ TEST(LinkStreamTest, CommandsGetIncreasingIdsAndOneLeadingDelimiterPerConnection
   size_t n = stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kPause, 0}, out, &id);
   ASSERT_GT(n, 1u);
   EXPECT_EQ(out[0], 0);  // ends any noise before our first frame
-  EXPECT_EQ(id, 1);
+  ASSERT_NE(id, 0);
+  const uint16_t first = id;
   wire_bytes.insert(wire_bytes.end(), out, out + n);
 
   n = stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kResume, 0}, out, &id);
   ASSERT_GT(n, 0u);
   EXPECT_NE(out[0], 0);
-  EXPECT_EQ(id, 2);
+  EXPECT_EQ(id, NextId(first));
   wire_bytes.insert(wire_bytes.end(), out, out + n);
 
   stream.Restart();
   n = stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kRequestHello, 0}, out, &id);
   ASSERT_GT(n, 0u);
   EXPECT_EQ(out[0], 0);
-  EXPECT_EQ(id, 3);  // ids continue: late ACKs from the old connection stay unambiguous
+  EXPECT_EQ(id, NextId(NextId(first)));  // ids continue: late ACKs of the old link stay clear
   wire_bytes.insert(wire_bytes.end(), out, out + n);
 
   // What the board decodes.
@@ -168,11 +173,11 @@ TEST(LinkStreamTest, CommandsGetIncreasingIdsAndOneLeadingDelimiterPerConnection
   decoder.Push(wire_bytes.data(), wire_bytes.size(), &router);
   ASSERT_EQ(board.commands.size(), 3u);
   EXPECT_EQ(board.commands[0].type, wire::MessageType::kPause);
-  EXPECT_EQ(board.commands[0].command_id, 1);
+  EXPECT_EQ(board.commands[0].command_id, first);
   EXPECT_EQ(board.commands[1].type, wire::MessageType::kResume);
-  EXPECT_EQ(board.commands[1].command_id, 2);
+  EXPECT_EQ(board.commands[1].command_id, NextId(first));
   EXPECT_EQ(board.commands[2].type, wire::MessageType::kRequestHello);
-  EXPECT_EQ(board.commands[2].command_id, 3);
+  EXPECT_EQ(board.commands[2].command_id, NextId(NextId(first)));
   EXPECT_EQ(decoder.counters().frames_bad, 0u);
 }
 
@@ -180,12 +185,38 @@ TEST(LinkStreamTest, CommandIdsSkipZeroWhenTheyWrap) {
   LinkStream stream(nullptr, nullptr);
   uint8_t out[LinkStream::kMaxCommandBytes];
   uint16_t id = 0;
-  for (uint32_t i = 1; i <= 0xFFFF; ++i) {
-    ASSERT_GT(stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kPing, 0}, out, &id), 0u);
-    ASSERT_EQ(id, i);
-  }
   ASSERT_GT(stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kPing, 0}, out, &id), 0u);
-  EXPECT_EQ(id, 1);
+  const uint16_t first = id;
+  std::vector<bool> seen(0x10000, false);
+  seen[id] = true;
+  for (uint32_t i = 1; i < 0xFFFF; ++i) {
+    const uint16_t previous = id;
+    ASSERT_GT(stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kPing, 0}, out, &id), 0u);
+    ASSERT_EQ(id, NextId(previous));
+    ASSERT_FALSE(seen[id]);
+    seen[id] = true;
+  }
+  EXPECT_FALSE(seen[0]);  // every id but 0 once, then the first again
+  ASSERT_GT(stream.EncodeCommand(wire::BasicCommand{wire::MessageType::kPing, 0}, out, &id), 0u);
+  EXPECT_EQ(id, first);
+}
+
+TEST(LinkStreamTest, TwoStreamsStartFromDifferentIds) {
+  // A board remembers the last desktop's ids to spot repeats; a new desktop must not reuse them.
+  // Two random starts collide with probability 1/65535 per pair: ten pairs all equal cannot
+  // happen by chance.
+  int same = 0;
+  for (int i = 0; i < 10; ++i) {
+    LinkStream a(nullptr, nullptr);
+    LinkStream b(nullptr, nullptr);
+    uint8_t out[LinkStream::kMaxCommandBytes];
+    uint16_t id_a = 0;
+    uint16_t id_b = 0;
+    a.EncodeCommand(wire::BasicCommand{wire::MessageType::kPing, 0}, out, &id_a);
+    b.EncodeCommand(wire::BasicCommand{wire::MessageType::kPing, 0}, out, &id_b);
+    same += id_a == id_b ? 1 : 0;
+  }
+  EXPECT_LT(same, 10);
 }
 
 class LinkStreamPumpTest : public ::testing::Test {

@@ -12,6 +12,10 @@ namespace {
 
 constexpr int kReadTimeoutMs = 10;  // also how quickly queued commands and quit are noticed
 constexpr int kRateWindowMs = 1000;
+// A board announces within one heartbeat of REQUEST_HELLO; a few more tries cover a lossy line
+// without asking a board that has no model forever.
+constexpr int kAnnouncementRetryMs = 1000;
+constexpr int kMaxAnnouncementRequests = 5;
 
 int64_t ElapsedMs(std::chrono::steady_clock::time_point from,
                   std::chrono::steady_clock::time_point to) {
@@ -52,6 +56,8 @@ void DeviceEventSource::Reader::Run() {
       continue;
     }
     status = SendQueued();
+    if (status.ok()) status = pending_.Resend(Clock::now(), link_.get());
+    if (status.ok()) status = RequestAnnouncementAgain(Clock::now());
     if (status.ok()) status = ReadOnce();
     const Clock::time_point now = Clock::now();
     if (!status.ok()) {
@@ -125,7 +131,12 @@ Status DeviceEventSource::Reader::Send(const DeviceEventSource::QueuedCommand& c
     return Status::Ok();
   }
   TS_RETURN_IF_ERROR(link_->Write(bytes, size));
-  pending_.Sent(id, command.type, Clock::now());
+  const Clock::time_point now = Clock::now();
+  pending_.Sent(id, command.type, bytes, size, now);
+  if (command.type == wire::MessageType::kRequestHello) {
+    announcement_requested_ = now;
+    ++announcement_requests_;
+  }
   return Status::Ok();
 }
 
@@ -141,7 +152,7 @@ Status DeviceEventSource::Reader::SendBreakpoints(
       continue;
     }
     TS_RETURN_IF_ERROR(link_->Write(bytes, size));
-    pending_.Sent(id, wire::MessageType::kSetBreakpoint, Clock::now(),
+    pending_.Sent(id, wire::MessageType::kSetBreakpoint, bytes, size, Clock::now(),
                   DescribeBreakpointCommand(command));
   }
   return Status::Ok();
@@ -192,6 +203,8 @@ void DeviceEventSource::Reader::Reconnect() {
   link_ = std::move(link);
   stream_.Restart();
   recent_ = RecentBreakpointEvents{};  // a restarted board's next pause refers to new events
+  last_transition_ = 0;                // the board's next repeat tells us its state
+  announcement_requests_ = 0;
   ++reconnects_;
   if (record_ && !stream_.recording_failed()) {
     // A delimiter between the two connections: replaying the trace drops the torn frame the
@@ -211,6 +224,13 @@ void DeviceEventSource::Reader::Reconnect() {
 
 void DeviceEventSource::Reader::CheckTimeouts(Clock::time_point now) {
   for (const QString& text : pending_.TakeExpired(now)) Refused(text);
+}
+
+Status DeviceEventSource::Reader::RequestAnnouncementAgain(Clock::time_point now) {
+  if (model_.complete() || announcement_requests_ >= kMaxAnnouncementRequests) return Status::Ok();
+  if (ElapsedMs(announcement_requested_, now) < kAnnouncementRetryMs) return Status::Ok();
+  if (stream_.counters().frames_ok == 0) return Status::Ok();  // nothing heard: no board yet
+  return Send({wire::MessageType::kRequestHello, {}});
 }
 
 void DeviceEventSource::Reader::UpdateHealth(Clock::time_point now) {
@@ -237,6 +257,8 @@ void DeviceEventSource::Reader::UpdateHealth(Clock::time_point now) {
   health.agent_drops = agent_drops_;
   health.heartbeats = heartbeats_;
   health.last_ack_latency_us = last_ack_latency_us_;
+  health.commands_resent = pending_.resent();
+  health.unsolicited_acks = pending_.unsolicited_acks();
   health.reconnects = reconnects_;
   health.ms_since_last_frame =
       counters.frames_ok > 0 ? ElapsedMs(stream_.last_frame_time(), now) : -1;
@@ -352,6 +374,16 @@ void DeviceEventSource::Reader::OnHeartbeat(const wire::HeartbeatMessage& heartb
 void DeviceEventSource::Reader::OnAck(const wire::AckMessage& ack) {
   const PendingCommands::AckMatch match = pending_.Acknowledge(ack, Clock::now());
   if (match.latency_us >= 0) last_ack_latency_us_ = match.latency_us;
+  if (match.attempts == 0) {
+    // Nothing waits for it: a resent command's second answer, or one after its command expired.
+    // Counted in the link health; a refusal is worth a note, not an error dialog.
+    if (ack.result != wire::AckResult::kOk) {
+      Message(MessageLevel::kWarning,
+              QStringLiteral("a late answer from the board: it refused %1: %2")
+                  .arg(match.command, QString::fromLatin1(wire::AckResultName(ack.result))));
+    }
+    return;
+  }
   if (ack.result != wire::AckResult::kOk) {
     Refused(QStringLiteral("the board refused %1: %2")
                 .arg(match.command, QString::fromLatin1(wire::AckResultName(ack.result))));
@@ -363,6 +395,9 @@ void DeviceEventSource::Reader::OnAck(const wire::AckMessage& ack) {
 }
 
 void DeviceEventSource::Reader::OnRunState(const wire::RunStateMessage& state) {
+  // The board repeats its state with every heartbeat: act once per transition.
+  if (state.transition != 0 && state.transition == last_transition_) return;
+  last_transition_ = state.transition;
   Publish();  // the store holds every event before the state change when the GUI hears of it
   if (state.state != wire::RunStateKind::kPaused) {
     owner_->setState(State::kRunning);

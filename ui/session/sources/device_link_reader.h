@@ -58,6 +58,8 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   void LinkLost(const std::string& reason);
   void Reconnect();
   void CheckTimeouts(Clock::time_point now);
+  // Asks again for HELLO and MODEL_ANNOUNCE while the model is incomplete (a lost frame).
+  Status RequestAnnouncementAgain(Clock::time_point now);
   void UpdateHealth(Clock::time_point now);
   void Publish();
   void Message(MessageLevel level, const QString& text);
@@ -77,6 +79,9 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   uint32_t agent_drops_ = 0;
   uint64_t heartbeats_ = 0;
   uint32_t reconnects_ = 0;
+  uint32_t last_transition_ = 0;  // of the last RUN_STATE acted on; 0 after (re)connecting
+  Clock::time_point announcement_requested_;
+  int announcement_requests_ = 0;  // on this connection
   int retry_ms_ = DeviceEventSource::kFirstRetryMs;
   std::string last_retry_error_;
 

@@ -26,7 +26,9 @@ struct LinkHealth {
   uint64_t malformed = 0;       // good frames whose payload did not decode
   uint32_t agent_drops = 0;     // the board's own count of discarded frames (last HEARTBEAT)
   uint64_t heartbeats = 0;
-  int64_t last_ack_latency_us = -1;  // command sent -> its ACK decoded; -1 before the first
+  int64_t last_ack_latency_us = -1;  // command first sent -> its ACK decoded; -1 before one
+  uint64_t commands_resent = 0;      // writes of a command again because no ACK came in time
+  uint64_t unsolicited_acks = 0;     // ACKs for no pending command (e.g. a resent one's 2nd)
   uint64_t backward_steps = 0;       // BACKWARD_STEP end events handed to the store
   uint32_t reconnects = 0;
   int64_t ms_since_last_frame = -1;  // -1 before the first good frame

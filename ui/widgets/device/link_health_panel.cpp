@@ -42,6 +42,8 @@ std::vector<std::pair<QString, QString>> DescribeLinkHealth(const LinkHealth& h)
       {QStringLiteral("Board drops"), Count(h.agent_drops)},
       {QStringLiteral("Heartbeats"), Count(h.heartbeats)},
       {QStringLiteral("Last ACK latency"), latency},
+      {QStringLiteral("Commands resent"), Count(h.commands_resent)},
+      {QStringLiteral("Unsolicited ACKs"), Count(h.unsolicited_acks)},
       {QStringLiteral("Last frame"), silence},
       {QStringLiteral("Backward steps"), Count(h.backward_steps)},
       {QStringLiteral("Reconnects"), Count(h.reconnects)},

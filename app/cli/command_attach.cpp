@@ -214,7 +214,9 @@ QJsonObject Summary(const AttachOptions& o, const AttachSession& session, double
       {QStringLiteral("model_hash"),
        s.has_model ? QJsonValue(HashText(s.model_hash)) : QJsonValue()},
       {QStringLiteral("agent"),
-       s.has_hello ? QJsonValue(QString::fromUtf8(s.hello.agent_name.c_str())) : QJsonValue()},
+       s.has_hello
+           ? QJsonValue(QString::fromUtf8(s.hello.agent_name.c_str(), s.hello.agent_name.size))
+           : QJsonValue()},
       {QStringLiteral("protocol_version"),
        s.has_hello ? QJsonValue(static_cast<int>(s.hello.protocol_version)) : QJsonValue()},
       {QStringLiteral("paused"), s.paused},
@@ -237,7 +239,9 @@ void PrintText(const QJsonObject& summary, const AttachOptions& o) {
   const auto text = [&summary](const char* key) {
     return summary.value(QLatin1String(key)).toVariant().toString();
   };
-  std::printf("agent %s (protocol %s), model hash %s\n", qPrintable(text("agent")),
+  const QByteArray agent = text("agent").toUtf8();
+  std::printf("agent %s (protocol %s), model hash %s\n",
+              TerminalText(agent.constData(), static_cast<size_t>(agent.size())).c_str(),
               qPrintable(text("protocol_version")), qPrintable(text("model_hash")));
   std::printf("backward steps %s, optimizer steps %s, last loss %s\n",
               qPrintable(text("backward_steps")), qPrintable(text("optimizer_steps")),

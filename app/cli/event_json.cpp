@@ -59,7 +59,12 @@ void JsonLinesObserver::OnBackwardStep(const BackwardStepEvent& event) {
 }
 
 void JsonLinesObserver::OnMemorySummary(const MemorySummaryEvent& event) {
-  if (backward_pending_) WritePendingBackwardStep(&event);
+  if (!backward_pending_) return;
+  // The step's own summary comes right after it. Any other (the step's was lost on the link, and
+  // this one belongs to a step whose BACKWARD_STEP was lost too, or to another phase) would put
+  // another step's bytes on this line: the line goes out without memory numbers instead.
+  const bool own = event.phase == Phase::kBackward && event.step == pending_.step;
+  WritePendingBackwardStep(own ? &event : nullptr);
 }
 
 void JsonLinesObserver::WritePendingBackwardStep(const MemorySummaryEvent* summary) {

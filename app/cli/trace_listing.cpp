@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/cli/trace_listing.h"
 
+#include "app/common/cli_util.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -66,7 +68,8 @@ QString Hash(uint64_t hash) {
 
 void LinkJsonLines::OnHello(const wire::HelloMessage& hello) {
   WriteJson(out_, {{QStringLiteral("type"), QStringLiteral("hello")},
-                   {QStringLiteral("agent"), QString::fromUtf8(hello.agent_name.c_str())},
+                   {QStringLiteral("agent"),
+                    QString::fromUtf8(hello.agent_name.c_str(), hello.agent_name.size)},
                    {QStringLiteral("protocol_version"), static_cast<int>(hello.protocol_version)},
                    {QStringLiteral("capabilities"), static_cast<qint64>(hello.capabilities)},
                    {QStringLiteral("ram_bytes"), static_cast<qint64>(hello.ram_bytes)},
@@ -92,7 +95,7 @@ void LinkJsonLines::OnModelAnnounce(const wire::ModelAnnounceMessage& announce) 
 void LinkJsonLines::OnLog(const wire::LogMessage& log) {
   WriteJson(out_, {{QStringLiteral("type"), QStringLiteral("log")},
                    {QStringLiteral("level"), QString::fromLatin1(LogLevelKey(log.level))},
-                   {QStringLiteral("text"), QString::fromUtf8(log.text.c_str())}});
+                   {QStringLiteral("text"), QString::fromUtf8(log.text.c_str(), log.text.size)}});
 }
 
 void LinkJsonLines::OnRunState(const wire::RunStateMessage& state) {
@@ -169,8 +172,9 @@ void TextListing::OnMetric(const MetricEvent& e) {
 }
 
 void TextListing::OnHello(const wire::HelloMessage& m) {
-  Line("agent '%s' protocol %u capabilities 0x%x ram %u arena %u", m.agent_name.c_str(),
-       m.protocol_version, m.capabilities, m.ram_bytes, m.arena_bytes);
+  Line("agent '%s' protocol %u capabilities 0x%x ram %u arena %u",
+       TerminalText(m.agent_name.c_str(), m.agent_name.size).c_str(), m.protocol_version,
+       m.capabilities, m.ram_bytes, m.arena_bytes);
 }
 
 void TextListing::OnModelAnnounce(const wire::ModelAnnounceMessage& m) {
@@ -179,11 +183,12 @@ void TextListing::OnModelAnnounce(const wire::ModelAnnounceMessage& m) {
 }
 
 void TextListing::OnInternName(const wire::InternNameMessage& m) {
-  Line("%s %u = '%s'", m.kind == wire::NameKind::kTensor ? "tensor" : "op", m.id, m.name.c_str());
+  Line("%s %u = '%s'", m.kind == wire::NameKind::kTensor ? "tensor" : "op", m.id,
+       TerminalText(m.name.c_str(), m.name.size).c_str());
 }
 
 void TextListing::OnLog(const wire::LogMessage& m) {
-  Line("%s: %s", LogLevelKey(m.level), m.text.c_str());
+  Line("%s: %s", LogLevelKey(m.level), TerminalText(m.text.c_str(), m.text.size).c_str());
 }
 
 void TextListing::OnHeartbeat(const wire::HeartbeatMessage& m) {

@@ -156,4 +156,56 @@ Status ParseFloat(const QCommandLineParser& parser, const QString& option, float
   return Status::Ok();
 }
 
+std::string TerminalText(const char* data, size_t size) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+  std::string out;
+  out.reserve(size);
+  const auto escape = [&out](unsigned char byte) {
+    static const char kHex[] = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 15];
+  };
+  size_t i = 0;
+  while (i < size) {
+    const unsigned char lead = bytes[i];
+    if (lead == '\\') {
+      out += "\\\\";
+      ++i;
+      continue;
+    }
+    if (lead < 0x80) {
+      if (lead < 0x20 || lead == 0x7F) {
+        escape(lead);
+      } else {
+        out += static_cast<char>(lead);
+      }
+      ++i;
+      continue;
+    }
+    // The length and smallest code point of a UTF-8 sequence starting with `lead`.
+    const size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4
+                          : lead >= 0xE0               ? 3
+                          : lead >= 0xC2               ? 2
+                                                       : 0;
+    uint32_t code = length == 4 ? lead & 0x07u : length == 3 ? lead & 0x0Fu : lead & 0x1Fu;
+    bool valid = length != 0 && lead < 0xF5 && i + length <= size;
+    for (size_t k = 1; valid && k < length; ++k) {
+      valid = (bytes[i + k] & 0xC0) == 0x80;
+      code = (code << 6) | (bytes[i + k] & 0x3Fu);
+    }
+    const uint32_t smallest = length == 4 ? 0x10000 : length == 3 ? 0x800 : 0x80;
+    valid = valid && code >= smallest && code <= 0x10FFFF && !(code >= 0xD800 && code <= 0xDFFF);
+    if (!valid || code <= 0x9F) {  // C1 controls (U+0080..U+009F) too
+      const size_t shown = valid ? length : 1;
+      for (size_t k = 0; k < shown; ++k) escape(bytes[i + k]);
+      i += shown;
+      continue;
+    }
+    out.append(data + i, length);
+    i += length;
+  }
+  return out;
+}
+
 }  // namespace trainscope::cli

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/core/status.h"
@@ -28,6 +29,12 @@ int ParseOrExit(QCommandLineParser* parser, const QStringList& arguments);
 // engine/model/file_io's WriteFileAtomically: every write, the flush to disk and the close are
 // checked before the rename, so a failure (a full disk) keeps the previous file.
 Status WriteFileAtomically(const QString& path, const char* data, size_t size);
+
+// Text from a board or a file, made safe for a terminal: valid UTF-8 is kept except control
+// characters (C0, DEL, C1: they move the cursor, retitle the window, clear the screen), which
+// become \xNN per byte like invalid bytes do; a backslash becomes "\\" so nothing reads as an
+// escape that was not one. NUL bytes inside `size` are shown too.
+std::string TerminalText(const char* data, size_t size);
 
 // Adds --`name` with `help`; `value` names its argument, or nullptr for a flag.
 void AddOption(QCommandLineParser* parser, const char* name, const char* help,

@@ -9,8 +9,14 @@
 namespace trainscope {
 namespace {
 
+#if defined(__SSE2__)
 static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16,
               "tensor storage relies on 16-byte aligned heap blocks");
+#else
+// A board's heap (newlib: 8-byte blocks) only has to suit its scalar float loads.
+static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= alignof(float),
+              "tensor storage relies on float-aligned heap blocks");
+#endif
 
 Status CheckGraphTensor(const Subgraph& subgraph, int32_t index, const char* role, size_t i) {
   const Tensor& tensor = subgraph.tensors[index];

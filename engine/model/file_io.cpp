@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/model/file_io.h"
 
+#if defined(__unix__) || defined(__APPLE__)
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -106,3 +108,21 @@ Status WriteFileAtomically(const std::string& path, const uint8_t* data, size_t 
 }
 
 }  // namespace trainscope
+
+#else  // a board: no file system; models and data come embedded in the firmware
+
+namespace trainscope {
+
+Status ReadFileBytes(const std::string& path, size_t, std::vector<uint8_t>*) {
+  return Status::Error(StatusCode::kUnsupported, "cannot read '%s': this build has no files",
+                       path.c_str());
+}
+
+Status WriteFileAtomically(const std::string& path, const uint8_t*, size_t) {
+  return Status::Error(StatusCode::kUnsupported, "cannot write '%s': this build has no files",
+                       path.c_str());
+}
+
+}  // namespace trainscope
+
+#endif

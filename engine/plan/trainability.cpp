@@ -19,7 +19,7 @@ bool HalvesWeights(const Operator& op, const OpTrainability& trainability, bool 
 }
 
 uint32_t LeadingRows(const Tensor& tensor) {
-  return tensor.shape.empty() ? 1u : static_cast<uint32_t>(std::max(tensor.shape[0], 0));
+  return tensor.shape.empty() ? 1u : static_cast<uint32_t>(std::max<int32_t>(tensor.shape[0], 0));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/exec/trainer.h"
 
-#include <chrono>
 #include <cstring>
 
+#include "engine/core/clock.h"
 #include "engine/kernels/kernel.h"
 #include "engine/memory/heap_accounting.h"
 #include "engine/memory/memory_events.h"
@@ -15,12 +15,6 @@
 
 namespace trainscope {
 namespace {
-
-uint64_t NowNs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count());
-}
 
 std::string TensorLabel(const Subgraph& subgraph, int32_t tensor) {
   return "tensor " + std::to_string(tensor) + " '" + subgraph.tensors[tensor].name + "'";
@@ -137,7 +131,7 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   if (gate_ != nullptr) gate_->BeforeBackwardStep(event);
   const bool timed = Wants(kEventBackwardStep);
   if (timed) observer_->OnBackwardStep(event);
-  const uint64_t start = timed ? NowNs() : 0;
+  const uint64_t start = timed ? MonotonicNowNs() : 0;
   BackwardIo io;
   io.subgraph = &sg;
   io.op = &op;
@@ -152,7 +146,7 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   if (!status.ok()) return status.Prepend("backward step " + std::to_string(tick.step));
   if (timed) {
     event.begin = false;
-    event.duration_ns = NowNs() - start;
+    event.duration_ns = MonotonicNowNs() - start;
     observer_->OnBackwardStep(event);
   }
   if (!Wants(kEventGradientStats)) return Status::Ok();
@@ -183,9 +177,9 @@ Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float*
       }
       const Operator& op = sg.operators[k];
       const bool timed = Wants(kEventForwardOp);
-      const uint64_t start = timed ? NowNs() : 0;
+      const uint64_t start = timed ? MonotonicNowNs() : 0;
       TS_RETURN_IF_ERROR(FindRegistration(op.opcode)->eval({&sg, &op, k, views_.values.data()}));
-      if (timed) observer_->OnForwardOp({k, op.opcode, NowNs() - start});
+      if (timed) observer_->OnForwardOp({k, op.opcode, MonotonicNowNs() - start});
       return Status::Ok();
     }
     case TickKind::kLossGradient: {

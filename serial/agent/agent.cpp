@@ -192,7 +192,7 @@ void Agent::OnFrame(const wire::FrameView& frame) {
     }
   }
   if (frame.type == MessageType::kRequestHello && result == wire::AckResult::kOk) {
-    recent_commands_.Clear();  // a new desktop may number its commands from 1 again
+    recent_commands_.OnRequestHello(command_id);  // a new desktop may reuse the last one's ids
   }
   recent_commands_.Remember(command_id, frame.type, result);
   Acknowledge(frame, command_id, result);

@@ -5,10 +5,12 @@
 // applied twice. STEP_BACKWARD_OP is not idempotent: a repeated step would run one op too many.
 //
 // A command counts as a repeat when its id and type match one of the last kCapacity answered;
-// id 0 means "no id" and is never a repeat. A desktop numbers its commands from where it likes
-// (a new one may reuse the ids of the last), and every desktop starts with REQUEST_HELLO: that
-// command is never a repeat (answering it twice only sends HELLO twice) and makes the agent
-// forget the rest. Fixed size, no heap.
+// id 0 means "no id" and is never a repeat. REQUEST_HELLO is never a repeat either (answering it
+// twice only sends HELLO twice). Every desktop starts with REQUEST_HELLO and numbers its commands
+// from where it likes, so a new one may reuse the last one's ids: a REQUEST_HELLO whose id does
+// not continue the remembered sequence (newest + 1 .. newest + kContinuation) starts a new
+// desktop, and the agent forgets the rest. One that continues it is the same desktop asking for
+// a lost announcement: its resent commands must still count as repeats. Fixed size, no heap.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +23,7 @@ namespace trainscope {
 class RecentCommands {
  public:
   static constexpr size_t kCapacity = 8;
+  static constexpr uint16_t kContinuation = 64;
 
   // The result first given to this command, or nullptr when it was not answered recently.
   const wire::AckResult* Find(uint16_t command_id, wire::MessageType type) const {
@@ -33,8 +36,16 @@ class RecentCommands {
     return nullptr;
   }
 
+  // A REQUEST_HELLO was applied under `command_id`: a new desktop, unless it continues the ids.
+  void OnRequestHello(uint16_t command_id) {
+    const uint16_t ahead = static_cast<uint16_t>(command_id - newest_);
+    if (count_ > 0 && ahead >= 1 && ahead <= kContinuation) return;
+    Clear();
+  }
+
   void Remember(uint16_t command_id, wire::MessageType type, wire::AckResult result) {
     if (command_id == 0) return;
+    newest_ = command_id;
     entries_[next_] = Entry{command_id, type, result};
     next_ = (next_ + 1) % kCapacity;
     if (count_ < kCapacity) ++count_;
@@ -54,6 +65,7 @@ class RecentCommands {
   Entry entries_[kCapacity] = {};
   size_t count_ = 0;
   size_t next_ = 0;
+  uint16_t newest_ = 0;
 };
 
 }  // namespace trainscope

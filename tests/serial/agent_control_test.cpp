@@ -155,6 +155,23 @@ TEST(AgentControl, RequestHelloStartsANewDesktopWhoseIdsMayRepeatTheLastOnes) {
   EXPECT_EQ(h.desktop.All<wire::HelloMessage>().size(), 3u);  // Start() and both requests
 }
 
+TEST(AgentControl, ADesktopAskingAgainForItsModelKeepsItsRepeatsRecognised) {
+  AgentHarness h;
+  h.config.poll = nullptr;
+  Agent& agent = h.StartAgent();
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 500);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 501);
+  h.SendCommandWithId(BasicCommand{MessageType::kStepBackwardOp, 0}, 502);
+  agent.OnBackwardStep(Backward(3, false));
+  ASSERT_TRUE(agent.paused());
+  // The announcement was lost: the same desktop asks again (its next id), then resends the STEP
+  // whose ACK was lost too. Applying it would run a second op.
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 503);
+  h.SendCommandWithId(BasicCommand{MessageType::kStepBackwardOp, 0}, 502);
+  EXPECT_TRUE(agent.paused());
+  EXPECT_EQ(agent.stats().repeated_commands, 1u);
+}
+
 TEST(AgentControl, EveryHeartbeatRepeatsTheRunStateUnderItsTransitionNumber) {
   AgentHarness h;
   h.config.poll = nullptr;

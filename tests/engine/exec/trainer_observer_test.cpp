@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "engine/core/clock.h"
 #include "engine/exec/trainer.h"
 #include "tests/engine/exec/test_models.h"
 
@@ -110,6 +111,40 @@ TEST(TrainerObserver, OnlyTheWantedEventsAreProduced) {
   EXPECT_EQ(some.samples, 0);
   EXPECT_EQ(some.optimizer_steps, 0);
   EXPECT_EQ(all.optimizer_steps, 3);  // 6 samples, batch 2
+}
+
+class DurationObserver : public TrainingObserver {
+ public:
+  uint32_t wanted_events() const override { return kEventForwardOp | kEventBackwardStep; }
+  void OnForwardOp(const ForwardOpEvent& event) override { durations.push_back(event.duration_ns); }
+  void OnBackwardStep(const BackwardStepEvent& event) override {
+    if (!event.begin) durations.push_back(event.duration_ns);
+  }
+  std::vector<uint64_t> durations;
+};
+
+uint64_t g_fake_ns = 0;
+uint64_t FakeNowNs() {
+  g_fake_ns += 250;  // every reading: a quarter of a microsecond later
+  return g_fake_ns;
+}
+
+TEST(TrainerObserver, DurationsComeFromTheInstalledClock) {
+  // A board installs its timer; each op is then read twice, 250 ns apart.
+  SetMonotonicClock(&FakeNowNs);
+  DurationObserver board;
+  TrainConvNet(&board);
+  SetMonotonicClock(nullptr);
+  ASSERT_FALSE(board.durations.empty());
+  for (uint64_t duration : board.durations) EXPECT_EQ(duration, 250u);
+
+  // The default clock is the host's again.
+  DurationObserver host;
+  TrainConvNet(&host);
+  uint64_t total = 0;
+  for (uint64_t duration : host.durations) total += duration;
+  EXPECT_GT(total, 0u);
+  EXPECT_NE(host.durations, board.durations);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/core/float_storage.h"
 #include "engine/model/model.h"
 
 namespace trainscope {
@@ -19,7 +20,7 @@ class ConstantStore {
 
   // nullptr for a tensor that is not constant.
   uint8_t* data(int32_t tensor) const;
-  float* floats(int32_t tensor) const { return reinterpret_cast<float*>(data(tensor)); }
+  float* floats(int32_t tensor) const { return AsFloats(data(tensor)); }
 
   // Copies `tensors` back into the model's constant buffers.
   void WriteBack(const std::vector<int32_t>& tensors, const Subgraph& subgraph, Model* model) const;

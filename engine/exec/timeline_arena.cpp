@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/exec/timeline_arena.h"
 
+#include <cstdint>
 #include <cstring>
 
+#include "engine/core/float_storage.h"
 #include "engine/memory/greedy_arena_planner.h"
 #include "engine/memory/planned_arena.h"
 
@@ -17,7 +19,13 @@ Status TimelineArena::Plan(const MemoryTimeline& timeline) {
   TS_RETURN_IF_ERROR(planner.Plan());
   arena_bytes_ = planner.arena_bytes();
   lower_bound_bytes_ = planner.lower_bound_bytes();
-  storage_.assign(arena_bytes_ + ArenaPlanner::kAlignment, 0);
+  // A 32-bit board cannot even address an arena past 4 GiB; say so instead of truncating.
+  if (arena_bytes_ > SIZE_MAX - ArenaPlanner::kAlignment) {
+    return Status::Error(StatusCode::kOutOfMemory,
+                         "the arena needs %llu bytes, more than this machine can address",
+                         static_cast<unsigned long long>(arena_bytes_));
+  }
+  storage_.assign(static_cast<size_t>(arena_bytes_ + ArenaPlanner::kAlignment), 0);
   const size_t misalignment =
       reinterpret_cast<uintptr_t>(storage_.data()) % ArenaPlanner::kAlignment;
   base_ = storage_.data() + (misalignment == 0 ? 0 : ArenaPlanner::kAlignment - misalignment);
@@ -65,16 +73,17 @@ void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
   for (uint32_t b : allocate ? alloc_at_[tick] : free_at_[tick]) {
     const TimelineBuffer& buffer = timeline_->buffers[b];
     uint8_t* data = allocate ? buffer_data_[b] : nullptr;
-    if (allocate && buffer.storage != BufferStorage::kForward) std::memset(data, 0, buffer.bytes);
+    if (allocate && buffer.storage != BufferStorage::kForward)
+      std::memset(data, 0, static_cast<size_t>(buffer.bytes));
     switch (buffer.storage) {
       case BufferStorage::kForward:
         views->values[buffer.tensor] = data;
         break;
       case BufferStorage::kBackward:
-        views->gradients[buffer.tensor] = reinterpret_cast<float*>(data);
+        views->gradients[buffer.tensor] = AsFloats(data);
         break;
       case BufferStorage::kKernel:
-        views->scratch[buffer.op_index] = reinterpret_cast<float*>(data);
+        views->scratch[buffer.op_index] = AsFloats(data);
         break;
       case BufferStorage::kOptimizer:
         break;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/exec/trainer.h"
+#include "engine/core/float_storage.h"
 
 #include <cstring>
 
@@ -44,7 +45,8 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
       return Status::Error(StatusCode::kUnsupported,
                            "operator %u (%s) has no backward kernel; train only the operators "
                            "after it (for example --train-layers %zu)",
-                           k, OpcodeName(sg.operators[k].opcode), sg.operators.size() - k - 1);
+                           static_cast<unsigned>(k), OpcodeName(sg.operators[k].opcode),
+                           static_cast<size_t>(sg.operators.size() - k - 1));
     }
   }
   parameters_ = ListParameterGradients(sg, selection_);
@@ -100,9 +102,10 @@ Status Trainer::CheckData(const DataSet& data) const {
   for (size_t i = 0; i < sg.inputs.size(); ++i) {
     const size_t per_sample = sg.tensors[sg.inputs[i]].element_count();
     if (data.inputs[i].size() < per_sample * data.sample_count) {
-      return Status::Error(
-          StatusCode::kInvalidArgument, "input %zu holds %zu floats; %u samples need %zu", i,
-          data.inputs[i].size(), data.sample_count, per_sample * data.sample_count);
+      return Status::Error(StatusCode::kInvalidArgument,
+                           "input %zu holds %zu floats; %u samples need %zu", i,
+                           data.inputs[i].size(), static_cast<unsigned>(data.sample_count),
+                           static_cast<size_t>(per_sample * data.sample_count));
     }
   }
   const size_t per_target =
@@ -110,8 +113,8 @@ Status Trainer::CheckData(const DataSet& data) const {
   if (data.targets.size() < per_target * data.sample_count) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "targets hold %zu floats; %u samples need %zu (%zu per sample)",
-                         data.targets.size(), data.sample_count, per_target * data.sample_count,
-                         per_target);
+                         data.targets.size(), static_cast<unsigned>(data.sample_count),
+                         static_cast<size_t>(per_target * data.sample_count), per_target);
   }
   return Status::Ok();
 }
@@ -208,8 +211,8 @@ void Trainer::AddLaterSampleGradients() {
     const int32_t mine = timeline_.Find(BufferStorage::kBackward, p.tensor, 1);
     const int32_t sum = timeline_.Find(BufferStorage::kBackward, p.tensor, 0);
     if (mine < 0 || sum < 0) continue;
-    const float* from = reinterpret_cast<const float*>(arena_.data(static_cast<uint32_t>(mine)));
-    float* into = reinterpret_cast<float*>(arena_.data(static_cast<uint32_t>(sum)));
+    const float* from = AsFloats(arena_.data(static_cast<uint32_t>(mine)));
+    float* into = AsFloats(arena_.data(static_cast<uint32_t>(sum)));
     for (size_t e = 0; e < p.trained_bytes() / sizeof(float); ++e) into[e] += from[e];
   }
 }
@@ -263,7 +266,7 @@ Status Trainer::RunOptimizer() {
     slice.row_elements = p.rows > 0 ? slice.element_count / p.rows : slice.element_count;
     slice.first_row = p.row_begin;
     slice.row_count = p.row_end - p.row_begin;
-    slice.gradient = reinterpret_cast<const float*>(arena_.data(static_cast<uint32_t>(gradient)));
+    slice.gradient = AsFloats(arena_.data(static_cast<uint32_t>(gradient)));
     slice.adam_m = adam_m(p.tensor);
     slice.adam_v = adam_v(p.tensor);
     UpdateNorms norms;
@@ -286,8 +289,10 @@ Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mea
   if (first_sample + options_.batch_size > data.sample_count) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "a batch of %u from sample %u needs %u samples; the data has %u",
-                         options_.batch_size, first_sample, first_sample + options_.batch_size,
-                         data.sample_count);
+                         static_cast<unsigned>(options_.batch_size),
+                         static_cast<unsigned>(first_sample),
+                         static_cast<unsigned>(first_sample + options_.batch_size),
+                         static_cast<unsigned>(data.sample_count));
   }
   ++optimizer_step_;
   double loss_sum = 0.0;
@@ -309,7 +314,8 @@ Status Trainer::TrainEpoch(const DataSet& data, float* mean_loss) {
   const uint32_t steps = data.sample_count / options_.batch_size;
   if (steps == 0) {
     return Status::Error(StatusCode::kInvalidArgument, "%u samples are fewer than one batch of %u",
-                         data.sample_count, options_.batch_size);
+                         static_cast<unsigned>(data.sample_count),
+                         static_cast<unsigned>(options_.batch_size));
   }
   ++epoch_;
   double sum = 0.0;
@@ -335,7 +341,7 @@ Status Trainer::Evaluate(const DataSet& data, MetricKind metric, float* value) {
       data.inputs.size() != sg.inputs.size()) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "evaluation data: %u samples, %zu target floats (%zu per sample)",
-                         data.sample_count, data.targets.size(), per_target);
+                         static_cast<unsigned>(data.sample_count), data.targets.size(), per_target);
   }
   double sum = 0.0;
   std::vector<std::vector<float>> outputs;
@@ -357,12 +363,12 @@ Status Trainer::Evaluate(const DataSet& data, MetricKind metric, float* value) {
 
 float* Trainer::adam_m(int32_t tensor) {
   const int32_t id = OptimizerState(tensor, 0);
-  return id < 0 ? nullptr : reinterpret_cast<float*>(arena_.data(static_cast<uint32_t>(id)));
+  return id < 0 ? nullptr : AsFloats(arena_.data(static_cast<uint32_t>(id)));
 }
 
 float* Trainer::adam_v(int32_t tensor) {
   const int32_t id = OptimizerState(tensor, 1);
-  return id < 0 ? nullptr : reinterpret_cast<float*>(arena_.data(static_cast<uint32_t>(id)));
+  return id < 0 ? nullptr : AsFloats(arena_.data(static_cast<uint32_t>(id)));
 }
 
 Status Trainer::WriteWeightsToModel() {

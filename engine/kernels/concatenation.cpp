@@ -31,7 +31,8 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   const Dims first = check.InputDims(0);
   int axis = 0;
   if (!NormalizeAxis(op.options.axis, first.rank, &axis)) {
-    return check.Error("axis %d is out of range for rank %d", op.options.axis, first.rank);
+    return check.Error("axis %d is out of range for rank %d", static_cast<int>(op.options.axis),
+                       first.rank);
   }
   Dims expected = first;
   expected.d[axis] = 0;

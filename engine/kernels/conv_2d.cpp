@@ -22,7 +22,7 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
     return check.Unsupported(
         "weights have %d input channels but the input has %d (grouped "
         "convolution is not supported)",
-        weights.d[3], input.d[3]);
+        static_cast<int>(weights.d[3]), static_cast<int>(input.d[3]));
   }
   return ExpectConvBiasAndOutput(check, input, weights, weights.d[0]);
 }

@@ -14,7 +14,7 @@ Status ExpectConvBiasAndOutput(const OpCheck& check, const Dims& input, const Di
                                int out_c) {
   if (check.HasInput(2) && check.Input(2).element_count() != static_cast<size_t>(out_c)) {
     return check.Error("bias tensor %d '%s' has %zu elements, expected %d (output channels)",
-                       check.op().inputs[2], check.Input(2).name.c_str(),
+                       static_cast<int>(check.op().inputs[2]), check.Input(2).name.c_str(),
                        check.Input(2).element_count(), out_c);
   }
   TS_RETURN_IF_ERROR(ValidateWindow(check, input, weights.d[1], weights.d[2], true));

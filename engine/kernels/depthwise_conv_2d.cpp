@@ -19,18 +19,19 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   const Dims weights = check.InputDims(1);
   const int out_c = weights.d[3];
   if (weights.d[0] != 1) {
-    return check.Error("weights must be [1, KH, KW, C*M], dimension 0 is %d", weights.d[0]);
+    return check.Error("weights must be [1, KH, KW, C*M], dimension 0 is %d",
+                       static_cast<int>(weights.d[0]));
   }
   if (out_c % input.d[3] != 0) {
     return check.Error(
         "weights have %d output channels, not a multiple of the %d input "
         "channels",
-        out_c, input.d[3]);
+        out_c, static_cast<int>(input.d[3]));
   }
   const int multiplier = out_c / input.d[3];
   if (op.options.depth_multiplier != 0 && op.options.depth_multiplier != multiplier) {
     return check.Error("depth_multiplier is %d but the shapes imply %d",
-                       op.options.depth_multiplier, multiplier);
+                       static_cast<int>(op.options.depth_multiplier), multiplier);
   }
   return ExpectConvBiasAndOutput(check, input, weights, out_c);
 }

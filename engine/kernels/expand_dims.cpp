@@ -46,7 +46,7 @@ Status Eval(const KernelIo& io) {
   if (!NormalizeAxis(raw, input.rank + 1, &axis) ||
       InsertOne(input, axis) != DimsOf(OutputTensor(io))) {
     return KernelError(io.op_index, *io.op, "axis %d does not give the output shape of the graph",
-                       raw);
+                       static_cast<int>(raw));
   }
   return CopyEval(io);
 }

@@ -43,12 +43,12 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
     return check.Error(
         "input tensor %d '%s' has %zu elements, not a multiple of the weights' "
         "input size %d",
-        op.inputs[0], check.Input(0).name.c_str(), input.Count(), in);
+        static_cast<int>(op.inputs[0]), check.Input(0).name.c_str(), input.Count(), in);
   }
   if (check.HasInput(2) && check.Input(2).element_count() != static_cast<size_t>(out)) {
     return check.Error("bias tensor %d '%s' has %zu elements, expected %d (weights rows)",
-                       op.inputs[2], check.Input(2).name.c_str(), check.Input(2).element_count(),
-                       out);
+                       static_cast<int>(op.inputs[2]), check.Input(2).name.c_str(),
+                       check.Input(2).element_count(), out);
   }
   Dims expected;
   if (op.options.keep_num_dims) {

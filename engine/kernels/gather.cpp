@@ -37,7 +37,7 @@ Status CheckIndices(const Io& io, const GatherLayout& layout, const int32_t* ind
   for (int p = 0; p < layout.indices; ++p) {
     if (indices[p] < 0 || indices[p] >= layout.axis_size) {
       return KernelError(io.op_index, *io.op, "index %d at position %d is outside [0, %d)",
-                         indices[p], p, layout.axis_size);
+                         static_cast<int>(indices[p]), p, layout.axis_size);
     }
   }
   return Status::Ok();
@@ -47,13 +47,15 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   const OpCheck check(subgraph, op, op_index);
   TS_RETURN_IF_ERROR(check.ExpectArity(2, 2, 2));
   if (op.options.batch_dims != 0) {
-    return check.Unsupported("batch_dims %d is not supported (only 0)", op.options.batch_dims);
+    return check.Unsupported("batch_dims %d is not supported (only 0)",
+                             static_cast<int>(op.options.batch_dims));
   }
   const Dims params = check.InputDims(0);
   const Dims indices = check.InputDims(1);
   int axis = 0;
   if (!NormalizeAxis(op.options.axis, params.rank, &axis)) {
-    return check.Error("axis %d is out of range for rank %d", op.options.axis, params.rank);
+    return check.Error("axis %d is out of range for rank %d", static_cast<int>(op.options.axis),
+                       params.rank);
   }
   if (params.rank - 1 + indices.rank > kMaxKernelRank) {
     return check.Unsupported("the output would have rank %d; at most %d is supported",

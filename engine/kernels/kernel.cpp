@@ -52,7 +52,7 @@ void DescribeOperator(const Operator& op, char* out, size_t size) {
   } else if (name != nullptr) {
     std::snprintf(out, size, "%s", name);
   } else {
-    std::snprintf(out, size, "opcode %d", op.opcode);
+    std::snprintf(out, size, "opcode %d", static_cast<int>(op.opcode));
   }
 }
 
@@ -62,23 +62,27 @@ Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand) {
   const ElementType expected = int32_operand ? ElementType::kInt32 : ElementType::kFloat32;
   if (tensor.type != expected) {
     if (int32_operand) {
-      return check.Unsupported("tensor %d '%s' is %s; this operand must be INT32", index,
-                               tensor.name.c_str(), ElementTypeName(tensor.type));
+      return check.Unsupported("tensor %d '%s' is %s; this operand must be INT32",
+                               static_cast<int>(index), tensor.name.c_str(),
+                               ElementTypeName(tensor.type));
     }
-    return check.Unsupported("tensor %d '%s' is %s; only FLOAT32 models can run", index,
-                             tensor.name.c_str(), ElementTypeName(tensor.type));
+    return check.Unsupported("tensor %d '%s' is %s; only FLOAT32 models can run",
+                             static_cast<int>(index), tensor.name.c_str(),
+                             ElementTypeName(tensor.type));
   }
   if (tensor.shape.size() > static_cast<size_t>(kMaxKernelRank)) {
     return check.Unsupported("tensor %d '%s' has rank %zu; at most %d dimensions are supported",
-                             index, tensor.name.c_str(), tensor.shape.size(), kMaxKernelRank);
+                             static_cast<int>(index), tensor.name.c_str(), tensor.shape.size(),
+                             kMaxKernelRank);
   }
   if (tensor.element_count() > kMaxKernelElements) {
-    return check.Unsupported("tensor %d '%s' has %zu elements; at most %zu are supported", index,
-                             tensor.name.c_str(), tensor.element_count(), kMaxKernelElements);
+    return check.Unsupported("tensor %d '%s' has %zu elements; at most %zu are supported",
+                             static_cast<int>(index), tensor.name.c_str(), tensor.element_count(),
+                             kMaxKernelElements);
   }
   if (!int32_operand && tensor.element_count() == 0) {
     return check.Unsupported("tensor %d '%s' has no elements; empty tensors are not supported",
-                             index, tensor.name.c_str());
+                             static_cast<int>(index), tensor.name.c_str());
   }
   return Status::Ok();
 }

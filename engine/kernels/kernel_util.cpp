@@ -44,7 +44,7 @@ void FormatDims(const Dims& dims, char* out, size_t size) {
   append("[");
   for (int i = 0; i < dims.rank; ++i) {
     char number[16];
-    std::snprintf(number, sizeof(number), i == 0 ? "%d" : ", %d", dims.d[i]);
+    std::snprintf(number, sizeof(number), i == 0 ? "%d" : ", %d", static_cast<int>(dims.d[i]));
     append(number);
   }
   append("]");
@@ -54,9 +54,10 @@ void FormatDims(const Dims& dims, char* out, size_t size) {
 void FormatOpLabel(uint32_t op_index, int32_t opcode, char* out, size_t size) {
   const char* name = OpcodeName(opcode);
   if (name != nullptr) {
-    std::snprintf(out, size, "operator %u (%s)", op_index, name);
+    std::snprintf(out, size, "operator %u (%s)", static_cast<unsigned>(op_index), name);
   } else {
-    std::snprintf(out, size, "operator %u (opcode %d)", op_index, opcode);
+    std::snprintf(out, size, "operator %u (opcode %d)", static_cast<unsigned>(op_index),
+                  static_cast<int>(opcode));
   }
 }
 
@@ -116,8 +117,8 @@ Status OpCheck::ExpectOutputDims(const Dims& expected, const char* why) const {
   char want[96];
   FormatDims(actual, have, sizeof(have));
   FormatDims(expected, want, sizeof(want));
-  return Error("output tensor %d '%s' has shape %s, expected %s (%s)", op_.outputs[0],
-               Output().name.c_str(), have, want, why);
+  return Error("output tensor %d '%s' has shape %s, expected %s (%s)",
+               static_cast<int>(op_.outputs[0]), Output().name.c_str(), have, want, why);
 }
 
 Status OpCheck::ExpectInputRank(size_t i, int rank) const {
@@ -125,8 +126,8 @@ Status OpCheck::ExpectInputRank(size_t i, int rank) const {
   if (static_cast<int>(tensor.shape.size()) == rank) return Status::Ok();
   char have[96];
   FormatDims(DimsOf(tensor), have, sizeof(have));
-  return Error("input %zu (tensor %d '%s') has shape %s, expected rank %d", i, op_.inputs[i],
-               tensor.name.c_str(), have, rank);
+  return Error("input %zu (tensor %d '%s') has shape %s, expected rank %d", i,
+               static_cast<int>(op_.inputs[i]), tensor.name.c_str(), have, rank);
 }
 
 Status OpCheck::ExpectSupportedActivation() const {
@@ -153,8 +154,8 @@ Status OutputGradient(const BackwardIo& io, const float** gradient) {
   const int32_t output = io.op->outputs[0];
   *gradient = io.gradients[output];
   if (*gradient == nullptr) {
-    return KernelError(io.op_index, *io.op, "no gradient buffer for output tensor %d '%s'", output,
-                       io.subgraph->tensors[output].name.c_str());
+    return KernelError(io.op_index, *io.op, "no gradient buffer for output tensor %d '%s'",
+                       static_cast<int>(output), io.subgraph->tensors[output].name.c_str());
   }
   return Status::Ok();
 }
@@ -167,7 +168,8 @@ Status ParamGradient(const BackwardIo& io, size_t input, bool wanted, float** gr
   if (*gradient == nullptr) {
     return KernelError(io.op_index, *io.op,
                        "trainable with rank %s but tensor %d '%s' has no gradient buffer",
-                       TrainRankName(io.rank), tensor, io.subgraph->tensors[tensor].name.c_str());
+                       TrainRankName(io.rank), static_cast<int>(tensor),
+                       io.subgraph->tensors[tensor].name.c_str());
   }
   return Status::Ok();
 }
@@ -256,7 +258,7 @@ Status ExpectSameElementCount(const OpCheck& check) {
   const size_t out = check.Output().element_count();
   if (in == out) return Status::Ok();
   return check.Error("input has %zu elements but output tensor %d '%s' has %zu", in,
-                     check.op().outputs[0], check.Output().name.c_str(), out);
+                     static_cast<int>(check.op().outputs[0]), check.Output().name.c_str(), out);
 }
 
 void RowMajorStrides(const Dims& dims, int* strides) {

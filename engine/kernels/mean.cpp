@@ -27,7 +27,8 @@ Status Resolve(const Io& io, Reduction* r) {
   for (size_t i = 0; i < axis_count; ++i) {
     int axis = 0;
     if (!NormalizeAxis(axes[i], rank, &axis)) {
-      return KernelError(io.op_index, *io.op, "axis %d is out of range for rank %d", axes[i], rank);
+      return KernelError(io.op_index, *io.op, "axis %d is out of range for rank %d",
+                         static_cast<int>(axes[i]), rank);
     }
     reduced[axis] = true;
   }

@@ -31,7 +31,8 @@ Status Resolve(const Io& io, PadView* view) {
       return KernelError(io.op_index, *io.op,
                          "paddings (%d, %d) of dimension %d do not turn size %d into the "
                          "output's %d",
-                         before, after, d, view->input.d[d], out.d[d]);
+                         static_cast<int>(before), static_cast<int>(after), d,
+                         static_cast<int>(view->input.d[d]), static_cast<int>(out.d[d]));
     }
     view->base += before * view->out_strides[d];
   }

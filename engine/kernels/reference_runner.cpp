@@ -66,7 +66,7 @@ Status CheckDataflow(const Subgraph& subgraph) {
       if (input >= 0 && !written[input]) {
         return Status::Error(StatusCode::kInvalidModel,
                              "operator %zu reads tensor %d '%s' before anything writes it", k,
-                             input, subgraph.tensors[input].name.c_str());
+                             static_cast<int>(input), subgraph.tensors[input].name.c_str());
       }
     }
     for (int32_t output : op.outputs) written[output] = true;
@@ -74,7 +74,7 @@ Status CheckDataflow(const Subgraph& subgraph) {
   for (int32_t output : subgraph.outputs) {
     if (!written[output]) {
       return Status::Error(StatusCode::kInvalidModel,
-                           "graph output tensor %d '%s' is never written", output,
+                           "graph output tensor %d '%s' is never written", static_cast<int>(output),
                            subgraph.tensors[output].name.c_str());
     }
   }

@@ -20,10 +20,12 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   for (int32_t raw : op.options.squeeze_dims) {
     int axis = 0;
     if (!NormalizeAxis(raw, input.rank, &axis)) {
-      return check.Error("squeeze dimension %d is out of range for rank %d", raw, input.rank);
+      return check.Error("squeeze dimension %d is out of range for rank %d", static_cast<int>(raw),
+                         input.rank);
     }
     if (input.d[axis] != 1) {
-      return check.Error("cannot squeeze dimension %d of size %d", axis, input.d[axis]);
+      return check.Error("cannot squeeze dimension %d of size %d", axis,
+                         static_cast<int>(input.d[axis]));
     }
     squeeze[axis] = true;
   }

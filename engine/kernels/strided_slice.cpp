@@ -117,7 +117,7 @@ Status Resolve(const Io& io, SliceView* view) {
       if (index < 0 || index >= size) {
         return KernelError(io.op_index, *io.op,
                            "shrink index %d of entry %d is outside dimension %d of size %d",
-                           begin[i], i, dim, size);
+                           static_cast<int>(begin[i]), i, dim, size);
       }
       s.start = static_cast<int>(index);
       s.length = 1;
@@ -160,7 +160,8 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   }
   const int32_t ellipsis = op.options.ellipsis_mask;
   if (ellipsis != 0 && (ellipsis & (ellipsis - 1)) != 0) {
-    return check.Error("ellipsis_mask 0x%x has more than one bit set", ellipsis);
+    return check.Error("ellipsis_mask 0x%x has more than one bit set",
+                       static_cast<unsigned>(ellipsis));
   }
   if (check.Output().element_count() > check.Input(0).element_count()) {
     return check.Error("output has more elements than the input");

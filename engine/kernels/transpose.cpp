@@ -27,8 +27,8 @@ Status Resolve(const Io& io, TransposeView* view) {
     const int32_t p = perm[i];
     if (p < 0 || p >= input.rank || used[p]) {
       return KernelError(io.op_index, *io.op,
-                         "perm[%d] = %d does not form a permutation of %d dimensions", i, p,
-                         input.rank);
+                         "perm[%d] = %d does not form a permutation of %d dimensions", i,
+                         static_cast<int>(p), input.rank);
     }
     used[p] = true;
     view->out.d[i] = input.d[p];

@@ -55,11 +55,13 @@ Status ValidateWindow(const OpCheck& check, const Dims& input, int filter_h, int
     return check.Error("input must be NHWC (rank 4), it has rank %d", input.rank);
   if (!InRange(o.stride_h) || !InRange(o.stride_w)) {
     return check.Error("strides must be in [1, %d], got stride_h %d, stride_w %d",
-                       kMaxWindowParameter, o.stride_h, o.stride_w);
+                       kMaxWindowParameter, static_cast<int>(o.stride_h),
+                       static_cast<int>(o.stride_w));
   }
   if (dilated && (!InRange(o.dilation_h) || !InRange(o.dilation_w))) {
     return check.Error("dilations must be in [1, %d], got dilation_h %d, dilation_w %d",
-                       kMaxWindowParameter, o.dilation_h, o.dilation_w);
+                       kMaxWindowParameter, static_cast<int>(o.dilation_h),
+                       static_cast<int>(o.dilation_w));
   }
   if (!InRange(filter_h) || !InRange(filter_w)) {
     return check.Error("filter size must be in [1, %d], got %d x %d", kMaxWindowParameter, filter_h,

@@ -8,12 +8,13 @@ namespace trainscope {
 Status CheckPlannerBuffer(uint64_t bytes, uint32_t first_tick, uint32_t last_tick) {
   if (last_tick < first_tick) {
     return Status::Error(StatusCode::kInvalidArgument,
-                         "planner: buffer ends at tick %u before it starts at tick %u", last_tick,
-                         first_tick);
+                         "planner: buffer ends at tick %u before it starts at tick %u",
+                         static_cast<unsigned>(last_tick), static_cast<unsigned>(first_tick));
   }
   if (last_tick >= kMaxPlannerTicks) {
     return Status::Error(StatusCode::kInvalidArgument, "planner: tick %u exceeds the limit of %u",
-                         last_tick, kMaxPlannerTicks - 1);
+                         static_cast<unsigned>(last_tick),
+                         static_cast<unsigned>(kMaxPlannerTicks - 1));
   }
   if (bytes > kMaxPlannerBufferBytes) {
     return Status::Error(StatusCode::kInvalidArgument,

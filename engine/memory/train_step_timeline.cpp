@@ -53,9 +53,9 @@ Status KeepValuesBackwardReads(const Subgraph& sg, const BackwardSelection& sele
       for (int32_t tensor : read) {
         const int32_t id = timeline->Find(BufferStorage::kForward, tensor, sample);
         if (id < 0) {
-          return Status::Error(StatusCode::kUnsupported,
-                               "operator %u (%s): backward needs %s, which no plan keeps", k,
-                               OpcodeName(op.opcode), TensorLabel(sg, tensor).c_str());
+          return Status::Error(
+              StatusCode::kUnsupported, "operator %u (%s): backward needs %s, which no plan keeps",
+              static_cast<unsigned>(k), OpcodeName(op.opcode), TensorLabel(sg, tensor).c_str());
         }
         TimelineBuffer& buffer = timeline->buffers[static_cast<size_t>(id)];
         if (buffer.last_tick >= static_cast<uint32_t>(tick)) continue;

@@ -108,7 +108,8 @@ Status ValidateDataflow(const Subgraph& subgraph) {
   }
   for (int32_t input : subgraph.inputs) {
     if (input < 0 || static_cast<size_t>(input) >= count) {
-      return Status::Error(StatusCode::kInvalidModel, "graph input %d is not a tensor", input);
+      return Status::Error(StatusCode::kInvalidModel, "graph input %d is not a tensor",
+                           static_cast<int>(input));
     }
     if (source[static_cast<size_t>(input)] == Source::kNone) {
       source[static_cast<size_t>(input)] = Source::kInput;
@@ -122,7 +123,7 @@ Status ValidateDataflow(const Subgraph& subgraph) {
       if (input < 0) continue;  // an absent optional input
       if (static_cast<size_t>(input) >= count) {
         return Status::Error(StatusCode::kInvalidModel, "%s reads tensor %d of %zu", label.c_str(),
-                             input, count);
+                             static_cast<int>(input), count);
       }
       if (source[static_cast<size_t>(input)] == Source::kNone) {
         return Status::Error(StatusCode::kInvalidModel,
@@ -134,7 +135,7 @@ Status ValidateDataflow(const Subgraph& subgraph) {
     for (int32_t output : op.outputs) {
       if (output < 0 || static_cast<size_t>(output) >= count) {
         return Status::Error(StatusCode::kInvalidModel, "%s writes tensor %d of %zu", label.c_str(),
-                             output, count);
+                             static_cast<int>(output), count);
       }
       for (int32_t input : op.inputs) {
         if (input == output) {
@@ -162,7 +163,8 @@ Status ValidateDataflow(const Subgraph& subgraph) {
   }
   for (int32_t output : subgraph.outputs) {
     if (output < 0 || static_cast<size_t>(output) >= count) {
-      return Status::Error(StatusCode::kInvalidModel, "graph output %d is not a tensor", output);
+      return Status::Error(StatusCode::kInvalidModel, "graph output %d is not a tensor",
+                           static_cast<int>(output));
     }
     if (source[static_cast<size_t>(output)] == Source::kNone) {
       return Status::Error(StatusCode::kInvalidModel, "graph output %s is produced by no operator",

@@ -60,7 +60,7 @@ Status ReadBuffers(const fb::Model* model, const uint8_t* base, size_t file_size
         return Status::Error(StatusCode::kInvalidModel,
                              "buffer %u: external data at byte offset %llu with size %llu lies "
                              "outside the %zu-byte file",
-                             i, static_cast<unsigned long long>(offset),
+                             static_cast<unsigned>(i), static_cast<unsigned long long>(offset),
                              static_cast<unsigned long long>(size), file_size);
       }
       span.offset = static_cast<size_t>(offset);
@@ -82,7 +82,8 @@ Status ReadOpcodes(const fb::Model* model, std::vector<int32_t>* opcodes,
     const int32_t opcode = DecodeOpcode(code->deprecated_builtin_code(), code->builtin_code());
     if (opcode == -1) {
       return Status::Error(StatusCode::kInvalidModel,
-                           "operator code %u: code -1 does not name any operator", i);
+                           "operator code %u: code -1 does not name any operator",
+                           static_cast<unsigned>(i));
     }
     opcodes->push_back(opcode);
     custom_codes->push_back(code->custom_code() != nullptr ? code->custom_code()->str() : "");
@@ -98,13 +99,13 @@ Status ComputeTensorBytes(const std::string& label, const std::vector<int32_t>& 
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] < 0) {
       return Status::Error(StatusCode::kInvalidModel, "%s: dimension %zu of the shape is %d",
-                           label.c_str(), d, shape[d]);
+                           label.c_str(), d, static_cast<int>(shape[d]));
     }
     if (__builtin_mul_overflow(elements, static_cast<uint64_t>(shape[d]), &elements) ||
         elements > kMaxBytes) {
       return Status::Error(StatusCode::kInvalidModel,
-                           "%s: the shape's element count overflows (dimension %zu)",
-                           label.c_str(), d);
+                           "%s: the shape's element count overflows (dimension %zu)", label.c_str(),
+                           d);
     }
   }
   const uint64_t bits = ElementBits(type);
@@ -237,7 +238,7 @@ Status CheckTensorIndex(int32_t index, size_t tensor_count, bool allow_absent,
   if (index < 0 || static_cast<size_t>(index) >= tensor_count) {
     return Status::Error(StatusCode::kInvalidModel,
                          "%s is tensor %d, out of range (the subgraph has %zu tensors)",
-                         where.c_str(), index, tensor_count);
+                         where.c_str(), static_cast<int>(index), tensor_count);
   }
   return Status::Ok();
 }
@@ -265,7 +266,8 @@ Status ReadTensor(const fb::Tensor* t, size_t subgraph_index, size_t index, Mode
     if (compression != 0) {
       return Status::Error(StatusCode::kUnsupported,
                            "%s: weights are compressed (compression_type %d), which TrainScope "
-                           "does not decode", label.c_str(), compression);
+                           "does not decode",
+                           label.c_str(), compression);
     }
   } else {
     if (!AsTable(t)->VerifyField<uint32_t>(verifier, kSlotTensorSlot10, 4)) {
@@ -275,7 +277,8 @@ Status ReadTensor(const fb::Tensor* t, size_t subgraph_index, size_t index, Mode
     if (AsTable(t)->GetField<uint32_t>(kSlotTensorSlot10, 0) != 0) {
       return Status::Error(StatusCode::kUnsupported,
                            "%s: data lives in a TFLite external buffer, which TrainScope does not "
-                           "read", label.c_str());
+                           "read",
+                           label.c_str());
     }
   }
 
@@ -283,7 +286,7 @@ Status ReadTensor(const fb::Tensor* t, size_t subgraph_index, size_t index, Mode
   if (out->buffer >= buffers.size()) {
     return Status::Error(StatusCode::kInvalidModel,
                          "%s: buffer index %u is out of range (the model has %zu buffers)",
-                         label.c_str(), out->buffer, buffers.size());
+                         label.c_str(), static_cast<unsigned>(out->buffer), buffers.size());
   }
   const BufferSpan& span = buffers[out->buffer];
   out->constant = span.size > 0;
@@ -299,8 +302,8 @@ Status ReadTensor(const fb::Tensor* t, size_t subgraph_index, size_t index, Mode
     shape += "]";
     return Status::Error(StatusCode::kInvalidModel,
                          "%s: buffer %u holds %zu bytes, but shape %s of %s needs %zu",
-                         label.c_str(), out->buffer, span.size, shape.c_str(),
-                         ElementTypeName(out->type), out->bytes);
+                         label.c_str(), static_cast<unsigned>(out->buffer), span.size,
+                         shape.c_str(), ElementTypeName(out->type), out->bytes);
   }
   return Status::Ok();
 }
@@ -341,7 +344,8 @@ Status ReadSubgraph(const fb::SubGraph* sg, size_t s, ModelFormat format,
       return Status::Error(StatusCode::kInvalidModel,
                            "subgraph %zu, operator %u: opcode index %u is out of range (the "
                            "model has %zu operator codes)",
-                           s, k, op->opcode_index(), opcodes.size());
+                           s, static_cast<unsigned>(k), static_cast<unsigned>(op->opcode_index()),
+                           opcodes.size());
     }
     o.opcode = opcodes[op->opcode_index()];
     o.custom_code = custom_codes[op->opcode_index()];
@@ -350,8 +354,8 @@ Status ReadSubgraph(const fb::SubGraph* sg, size_t s, ModelFormat format,
     o.inputs = ToVector(op->inputs());
     o.outputs = ToVector(op->outputs());
     for (size_t i = 0; i < o.inputs.size(); ++i) {
-      TS_RETURN_IF_ERROR(
-          CheckTensorIndex(o.inputs[i], tensor_count, true, label + ": input " + std::to_string(i)));
+      TS_RETURN_IF_ERROR(CheckTensorIndex(o.inputs[i], tensor_count, true,
+                                          label + ": input " + std::to_string(i)));
     }
     for (size_t i = 0; i < o.outputs.size(); ++i) {
       TS_RETURN_IF_ERROR(CheckTensorIndex(o.outputs[i], tensor_count, false,
@@ -361,8 +365,8 @@ Status ReadSubgraph(const fb::SubGraph* sg, size_t s, ModelFormat format,
     const uint8_t expected = ExpectedOptionsType(o.opcode);
     if (o.options_type != 0 && expected != 0 && o.options_type != expected) {
       return Status::Error(StatusCode::kInvalidModel,
-                           "%s: builtin options are %s (union type %u), expected %s",
-                           label.c_str(), OptionsTypeName(o.options_type), o.options_type,
+                           "%s: builtin options are %s (union type %u), expected %s", label.c_str(),
+                           OptionsTypeName(o.options_type), o.options_type,
                            OptionsTypeName(expected));
     }
     if (o.options_type != 0 && op->builtin_options() == nullptr) {
@@ -411,20 +415,23 @@ Status ReadGraph(const uint8_t* data, size_t size, Graph* graph) {
     }
     return Status::Error(StatusCode::kInvalidModel,
                          "file identifier at byte 4 is '%s'; expected 'CIR0' (circle) or 'TFL3' "
-                         "(TensorFlow Lite)", shown);
+                         "(TensorFlow Lite)",
+                         shown);
   }
   const uint32_t root = flatbuffers::ReadScalar<uint32_t>(data);
   if (root > size - 4) {
     return Status::Error(StatusCode::kInvalidModel,
                          "root table offset %u (byte 0) points past the end of the %zu-byte "
-                         "file; the file is probably truncated", root, size);
+                         "file; the file is probably truncated",
+                         static_cast<unsigned>(root), size);
   }
   flatbuffers::Verifier verifier(data, size, /*max_depth=*/64, /*max_tables=*/1000000);
   if (!verifier.VerifyBuffer<fb::Model>(nullptr)) {
     return Status::Error(StatusCode::kInvalidModel,
                          "flatbuffer verification failed: a table, vector or string of the "
                          "%zu-byte file points outside it or is misaligned (truncated or "
-                         "corrupted file)", size);
+                         "corrupted file)",
+                         size);
   }
   const fb::Model* model = flatbuffers::GetRoot<fb::Model>(data);
   if (result.format == ModelFormat::kTflite &&
@@ -463,7 +470,9 @@ Status ReadGraph(const uint8_t* data, size_t size, Graph* graph) {
       if (m.buffer >= buffers.size()) {
         return Status::Error(StatusCode::kInvalidModel,
                              "metadata %u '%s': buffer index %u is out of range (the model has "
-                             "%zu buffers)", i, m.name.c_str(), m.buffer, buffers.size());
+                             "%zu buffers)",
+                             static_cast<unsigned>(i), m.name.c_str(),
+                             static_cast<unsigned>(m.buffer), buffers.size());
       }
       m.data_offset = buffers[m.buffer].offset;
       m.size = buffers[m.buffer].size;

@@ -30,16 +30,18 @@ Status CheckIndices(const Subgraph& subgraph) {
     const Operator& op = subgraph.operators[k];
     for (int32_t index : op.inputs) {
       if (index < -1 || index >= tensor_count) {
-        return Status::Error(
-            StatusCode::kInvalidModel, "%s: input tensor %d out of range (%lld tensors)",
-            OpLabel(subgraph, k).c_str(), index, static_cast<long long>(tensor_count));
+        return Status::Error(StatusCode::kInvalidModel,
+                             "%s: input tensor %d out of range (%lld tensors)",
+                             OpLabel(subgraph, k).c_str(), static_cast<int>(index),
+                             static_cast<long long>(tensor_count));
       }
     }
     for (int32_t index : op.outputs) {
       if (index < 0 || index >= tensor_count) {
-        return Status::Error(
-            StatusCode::kInvalidModel, "%s: output tensor %d out of range (%lld tensors)",
-            OpLabel(subgraph, k).c_str(), index, static_cast<long long>(tensor_count));
+        return Status::Error(StatusCode::kInvalidModel,
+                             "%s: output tensor %d out of range (%lld tensors)",
+                             OpLabel(subgraph, k).c_str(), static_cast<int>(index),
+                             static_cast<long long>(tensor_count));
       }
     }
   }
@@ -48,7 +50,7 @@ Status CheckIndices(const Subgraph& subgraph) {
       if (index < 0 || index >= tensor_count) {
         return Status::Error(StatusCode::kInvalidModel,
                              "graph %s tensor %d out of range (%lld tensors)",
-                             list == &subgraph.inputs ? "input" : "output", index,
+                             list == &subgraph.inputs ? "input" : "output", static_cast<int>(index),
                              static_cast<long long>(tensor_count));
       }
     }
@@ -63,7 +65,8 @@ Status CheckSelection(const Subgraph& subgraph, const BackwardSelection& selecti
     return Status::Error(StatusCode::kInvalidArgument,
                          "backward selection covers %zu operators (first %u, %u layers) but the "
                          "subgraph has %zu",
-                         selection.ops.size(), selection.first_op, selection.num_train_layers, n);
+                         selection.ops.size(), static_cast<unsigned>(selection.first_op),
+                         static_cast<unsigned>(selection.num_train_layers), n);
   }
   return Status::Ok();
 }

@@ -58,13 +58,14 @@ Status ReadTrainConfig(const uint8_t* data, size_t size, size_t operator_count,
     return Status::Error(StatusCode::kInvalidFile,
                          "train config: entry count at byte offset %zu is %u, more than the "
                          "model's %zu operators",
-                         kCountOffset, count, operator_count);
+                         kCountOffset, static_cast<unsigned>(count), operator_count);
   }
   const size_t expected = kTrainConfigHeaderBytes + 3 * static_cast<size_t>(count);
   if (size != expected) {
     return Status::Error(StatusCode::kInvalidFile,
                          "train config: %zu bytes, but %u entries need exactly %zu (%s)", size,
-                         count, expected, size < expected ? "truncated" : "trailing bytes");
+                         static_cast<unsigned>(count), expected,
+                         size < expected ? "truncated" : "trailing bytes");
   }
 
   std::map<uint16_t, TrainRank> ranks;
@@ -76,7 +77,8 @@ Status ReadTrainConfig(const uint8_t* data, size_t size, size_t operator_count,
       return Status::Error(StatusCode::kInvalidFile,
                            "train config: entry %u operator index at byte offset %zu is %u, "
                            "but the model has %zu operators",
-                           i, index_offset, static_cast<unsigned>(op_index), operator_count);
+                           static_cast<unsigned>(i), index_offset, static_cast<unsigned>(op_index),
+                           operator_count);
     }
     const size_t rank_offset = ranks_offset + i;
     const uint8_t rank = data[rank_offset];
@@ -84,7 +86,7 @@ Status ReadTrainConfig(const uint8_t* data, size_t size, size_t operator_count,
       return Status::Error(StatusCode::kInvalidFile,
                            "train config: entry %u (operator %u) rank at byte offset %zu is %u; "
                            "valid ranks are 0..%u",
-                           i, static_cast<unsigned>(op_index), rank_offset,
+                           static_cast<unsigned>(i), static_cast<unsigned>(op_index), rank_offset,
                            static_cast<unsigned>(rank), static_cast<unsigned>(kTrainRankCount - 1));
     }
     ranks[op_index] = static_cast<TrainRank>(rank);

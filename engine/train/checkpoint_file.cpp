@@ -121,7 +121,7 @@ Status CheckDataMatchesModel(const Subgraph& subgraph, const std::vector<int32_t
     if (t.tensor != ids[i]) {
       return Status::Error(StatusCode::kInvalidArgument,
                            "checkpoint: entry %zu is tensor %d; the model stores %s there", i,
-                           t.tensor, TensorLabel(subgraph, ids[i]).c_str());
+                           static_cast<int>(t.tensor), TensorLabel(subgraph, ids[i]).c_str());
     }
     const size_t count = subgraph.tensors[static_cast<size_t>(ids[i])].element_count();
     const bool state_ok =
@@ -197,8 +197,8 @@ Status ApplyCheckpointWeights(const CheckpointData& data, Model* model) {
   for (const CheckpointTensor& entry : data.tensors) {
     if (entry.tensor < 0 || static_cast<size_t>(entry.tensor) >= subgraph.tensors.size()) {
       return Status::Error(StatusCode::kInvalidArgument,
-                           "checkpoint: tensor %d does not exist (the model has %zu)", entry.tensor,
-                           subgraph.tensors.size());
+                           "checkpoint: tensor %d does not exist (the model has %zu)",
+                           static_cast<int>(entry.tensor), subgraph.tensors.size());
     }
     const Tensor& tensor = subgraph.tensors[static_cast<size_t>(entry.tensor)];
     if (!tensor.constant || tensor.type != ElementType::kFloat32 ||
@@ -251,9 +251,10 @@ Status WriteCheckpoint(const Model& model, const CheckpointConfig& config,
     uint64_t position = table + table_bytes;
     for (const CheckpointTensor& entry : data.tensors) {
       le::StoreU32(static_cast<uint32_t>(position),
-                   &file[table + kBytesPerElement * static_cast<uint64_t>(entry.tensor)]);
+                   &file[static_cast<size_t>(table + kBytesPerElement *
+                                                         static_cast<uint64_t>(entry.tensor))]);
       for (float value : entry.*member) {
-        le::StoreF32(value, &file[position]);
+        le::StoreF32(value, &file[static_cast<size_t>(position)]);
         position += kBytesPerElement;
       }
     }
@@ -263,8 +264,9 @@ Status WriteCheckpoint(const Model& model, const CheckpointConfig& config,
     write_section(m_offset, &CheckpointTensor::adam_m);
     write_section(v_offset, &CheckpointTensor::adam_v);
   }
-  le::StoreU32(data.num_step, &file[other_offset]);
-  le::StoreU32(data.num_epoch, &file[other_offset + 4]);
+  // Every offset is below file.size(), which was allocated as a size_t above.
+  le::StoreU32(data.num_step, &file[static_cast<size_t>(other_offset)]);
+  le::StoreU32(data.num_epoch, &file[static_cast<size_t>(other_offset + 4)]);
   *out = std::move(file);
   return Status::Ok();
 }
@@ -299,7 +301,7 @@ Status ReadCheckpoint(const Model& model, const CheckpointConfig& config, const 
     return Status::Error(StatusCode::kInvalidFile,
                          "checkpoint: tensor count at byte 16 is %u; the model's subgraph 0 has "
                          "%zu tensors",
-                         h.tensor_count, subgraph.tensors.size());
+                         static_cast<unsigned>(h.tensor_count), subgraph.tensors.size());
   }
   const uint64_t table_bytes = kBytesPerElement * static_cast<uint64_t>(h.tensor_count);
   const uint64_t table_end = kCheckpointHeaderBytes + table_bytes;
@@ -307,25 +309,27 @@ Status ReadCheckpoint(const Model& model, const CheckpointConfig& config, const 
     return Status::Error(StatusCode::kInvalidFile,
                          "checkpoint: the weight offset table (byte 20, %u entries) ends at byte "
                          "%llu, past the end of the %zu-byte file",
-                         h.tensor_count, static_cast<unsigned long long>(table_end), size);
+                         static_cast<unsigned>(h.tensor_count),
+                         static_cast<unsigned long long>(table_end), size);
   }
   if (h.other_offset == 0 || uint64_t{h.other_offset} + kFooterBytes != size) {
     return Status::Error(StatusCode::kInvalidFile,
                          "checkpoint: other_offset at byte 12 is %u; the 8-byte footer must end "
                          "the %zu-byte file (truncated or trailing bytes?)",
-                         h.other_offset, size);
+                         static_cast<unsigned>(h.other_offset), size);
   }
   if (config.optimizer != OptimizerKind::kAdam && (h.m_offset != 0 || h.v_offset != 0)) {
     return Status::Error(StatusCode::kInvalidFile,
                          "checkpoint: m_offset (byte 4) is %u and v_offset (byte 8) is %u; a %s "
                          "checkpoint holds no Adam state, both must be 0",
-                         h.m_offset, h.v_offset, OptimizerName(config.optimizer));
+                         static_cast<unsigned>(h.m_offset), static_cast<unsigned>(h.v_offset),
+                         OptimizerName(config.optimizer));
   }
   if ((h.m_offset == 0) != (h.v_offset == 0)) {
     return Status::Error(StatusCode::kInvalidFile,
                          "checkpoint: m_offset (byte 4) is %u but v_offset (byte 8) is %u; Adam "
                          "state needs both or neither",
-                         h.m_offset, h.v_offset);
+                         static_cast<unsigned>(h.m_offset), static_cast<unsigned>(h.v_offset));
   }
   const bool has_adam_state = h.m_offset != 0;
   std::vector<int32_t> ids;

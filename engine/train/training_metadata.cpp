@@ -38,12 +38,12 @@ Status CheckEnums(const TrainingMetadata& m, StatusCode code) {
   }
   if (m.epochs < 0 || m.batch_size < 0) {
     return Status::Error(code, "CIRCLE_TRAINING: epochs %d and batch size %d must not be negative",
-                         m.epochs, m.batch_size);
+                         static_cast<int>(m.epochs), static_cast<int>(m.batch_size));
   }
   for (size_t i = 0; i < m.trainable_ops.size(); ++i) {
     if (m.trainable_ops[i] < 0) {
       return Status::Error(code, "CIRCLE_TRAINING: trainable_ops[%zu] is %d", i,
-                           m.trainable_ops[i]);
+                           static_cast<int>(m.trainable_ops[i]));
     }
   }
   return Status::Ok();
@@ -187,7 +187,8 @@ Status DecodeTrainingMetadata(const uint8_t* data, size_t size, TrainingMetadata
     return Status::Error(StatusCode::kInvalidModel,
                          "CIRCLE_TRAINING version %u is newer than version %u, the one this "
                          "reader knows",
-                         root->version(), kTrainingMetadataVersion);
+                         static_cast<unsigned>(root->version()),
+                         static_cast<unsigned>(kTrainingMetadataVersion));
   }
   TrainingMetadata m;
   m.version = root->version();
@@ -224,7 +225,7 @@ Status ReadTrainingMetadata(const Model& model, TrainingMetadata* metadata, bool
       return Status::Error(StatusCode::kInvalidModel,
                            "CIRCLE_TRAINING: trainable_ops[%zu] is operator %d; subgraph 0 has "
                            "%zu operators",
-                           i, m.trainable_ops[i], operator_count);
+                           i, static_cast<int>(m.trainable_ops[i]), operator_count);
     }
   }
   *metadata = std::move(m);
@@ -257,7 +258,7 @@ Status ToTrainingOptions(const TrainingMetadata& m, size_t operator_count, Train
         return Status::Error(StatusCode::kInvalidArgument,
                              "CIRCLE_TRAINING: trainable operator %d does not exist (the model "
                              "has %zu)",
-                             highest, operator_count);
+                             static_cast<int>(highest), operator_count);
       }
       layers = static_cast<uint32_t>(operator_count - static_cast<size_t>(lowest));
     }
@@ -309,14 +310,15 @@ Status FromTrainingOptions(const TrainingOptions& options, size_t operator_count
   }
   if (train_layers > operator_count) {
     return Status::Error(StatusCode::kInvalidArgument,
-                         "%u trained layers requested; the model has %zu operators", train_layers,
-                         operator_count);
+                         "%u trained layers requested; the model has %zu operators",
+                         static_cast<unsigned>(train_layers), operator_count);
   }
   constexpr auto kInt32Max = static_cast<uint32_t>(std::numeric_limits<int32_t>::max());
   if (options.batch_size > kInt32Max || options.epochs > kInt32Max) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "batch size %u or epochs %u do not fit the metadata's int32 fields",
-                         options.batch_size, options.epochs);
+                         static_cast<unsigned>(options.batch_size),
+                         static_cast<unsigned>(options.epochs));
   }
   m.optimizer = options.optimizer;
   m.learning_rate = options.learning_rate;

@@ -36,14 +36,15 @@ Status ReadWeightOnlyFile(const Model& model, const uint8_t* bytes, size_t size,
     return Status::Error(StatusCode::kInvalidFile,
                          "weight-only file: tensor count at byte 4 is %u; the model's subgraph 0 "
                          "has %zu tensors",
-                         count, subgraph.tensors.size());
+                         static_cast<unsigned>(count), subgraph.tensors.size());
   }
   const uint64_t table_end = kHeaderBytes + uint64_t{4} * count;
   if (table_end > size) {
     return Status::Error(StatusCode::kInvalidFile,
                          "weight-only file: the offset table (%u entries at byte 8) ends at byte "
                          "%llu, past the end of the %zu-byte file",
-                         count, static_cast<unsigned long long>(table_end), size);
+                         static_cast<unsigned>(count), static_cast<unsigned long long>(table_end),
+                         size);
   }
   WeightOnlyFile result;
   result.tensor_count = count;
@@ -57,7 +58,8 @@ Status ReadWeightOnlyFile(const Model& model, const uint8_t* bytes, size_t size,
                            "weight-only file: offset of tensor %u '%s' (byte %zu) is %u; its %zu "
                            "bytes do not fit between the table end (byte %llu) and the end of the "
                            "%zu-byte file",
-                           k, tensor.name.c_str(), entry, offset, tensor.bytes,
+                           static_cast<unsigned>(k), tensor.name.c_str(), entry,
+                           static_cast<unsigned>(offset), tensor.bytes,
                            static_cast<unsigned long long>(table_end), size);
     }
     result.tensors.push_back(WeightOnlyTensor{static_cast<int32_t>(k), offset, tensor.bytes});

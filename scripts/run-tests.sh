@@ -2,7 +2,7 @@
 # Sets up a Debian 12 machine and runs the whole test suite:
 #   1. the development build and every test (ctest),
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer,
-#   3. the engine built alone without Qt (as a board build would),
+#   3. the engine built alone without Qt, and the engine and agent for a Cortex-M4F (-Werror),
 #   4. a short libFuzzer smoke run of every fuzzer,
 #   5. the release build packaged as a .deb, installed with apt-get, smoke-tested and removed.
 # Third-party fixtures are read from ../shared/models (override: TRAINSCOPE_MODELS_DIR=...).
@@ -34,6 +34,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 step "engine alone, without Qt"
 cmake --preset engine-only > /dev/null
 cmake --build --preset engine-only
+
+step "engine and agent for a Cortex-M4F board (arm-none-eabi, -Werror)"
+cmake --preset cortex-m4 > /dev/null
+cmake --build --preset cortex-m4
 
 step "Debian package: release build, cpack, install, smoke test, remove"
 # The package needs the programs only: the tests already ran twice above.

@@ -29,8 +29,10 @@ using std::chrono::milliseconds;
 
 constexpr int kReadTimeoutMs = 50;
 constexpr milliseconds kSilenceLimit{wire::kHeartbeatPeriodMs * wire::kHeartbeatMissesBeforeSilent};
-constexpr milliseconds kSettleTime{300};   // how long "paused" must stay quiet after the last step
-constexpr milliseconds kResumeWait{2500};  // a lost report comes again with the next heartbeat
+constexpr milliseconds kSettleTime{300};  // how long "paused" must stay quiet after the last step
+// How long RESUME may take to show: the board repeats its state every heartbeat, so on a lossy
+// line a lost report comes again a second later; several can be lost in a row.
+constexpr milliseconds kResumeWait{10000};
 // Joining mid-stream, or on a lossy line, the model announcement can come late or be lost: it is
 // asked for again every kAnnounceRetry, up to kMaxAnnounceRequests times.
 constexpr milliseconds kAnnounceWait{2500};

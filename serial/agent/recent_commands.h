@@ -22,7 +22,9 @@ namespace trainscope {
 
 class RecentCommands {
  public:
-  static constexpr size_t kCapacity = 8;
+  // Commands a desktop sends within its give-up time (3 s): a script's PAUSE, STEPs and RESUME,
+  // a burst of SET_BREAKPOINTs. A repeat older than this many newer commands would apply again.
+  static constexpr size_t kCapacity = 16;
   static constexpr uint16_t kContinuation = 64;
 
   // The result first given to this command, or nullptr when it was not answered recently.
@@ -43,8 +45,10 @@ class RecentCommands {
     Clear();
   }
 
+  // REQUEST_HELLO is not kept: it is never a repeat, and a desktop asking again for a lost
+  // announcement must not push out the commands whose repeats still have to be recognised.
   void Remember(uint16_t command_id, wire::MessageType type, wire::AckResult result) {
-    if (command_id == 0) return;
+    if (command_id == 0 || type == wire::MessageType::kRequestHello) return;
     newest_ = command_id;
     entries_[next_] = Entry{command_id, type, result};
     next_ = (next_ + 1) % kCapacity;

@@ -170,6 +170,16 @@ TEST(AgentControl, ADesktopAskingAgainForItsModelKeepsItsRepeatsRecognised) {
   h.SendCommandWithId(BasicCommand{MessageType::kStepBackwardOp, 0}, 502);
   EXPECT_TRUE(agent.paused());
   EXPECT_EQ(agent.stats().repeated_commands, 1u);
+  // Many more requests (a lossy line) push out nothing: the STEP is still a repeat after RESUME.
+  for (uint16_t id = 504; id < 540; ++id) {
+    h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, id);
+  }
+  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 540);
+  ASSERT_FALSE(agent.paused());
+  h.SendCommandWithId(BasicCommand{MessageType::kStepBackwardOp, 0}, 502);
+  agent.OnBackwardStep(Backward(2, false));
+  EXPECT_FALSE(agent.paused());  // applied again, this STEP would have stopped the run here
+  EXPECT_EQ(agent.stats().repeated_commands, 2u);
 }
 
 TEST(AgentControl, EveryHeartbeatRepeatsTheRunStateUnderItsTransitionNumber) {

@@ -39,9 +39,14 @@ class RecentCommands {
   }
 
   // A REQUEST_HELLO was applied under `command_id`: a new desktop, unless it continues the ids.
+  // A resent REQUEST_HELLO (its ACK was lost) carries an id seen before: the same desktop too.
   void OnRequestHello(uint16_t command_id) {
+    bool seen = false;
+    for (uint16_t hello : hellos_) seen = seen || (hello != 0 && hello == command_id);
+    hellos_[next_hello_] = command_id;
+    next_hello_ = (next_hello_ + 1) % kHellos;
     const uint16_t ahead = static_cast<uint16_t>(command_id - newest_);
-    if (count_ > 0 && ahead >= 1 && ahead <= kContinuation) return;
+    if (seen || (count_ > 0 && ahead >= 1 && ahead <= kContinuation)) return;
     Clear();
   }
 
@@ -70,6 +75,9 @@ class RecentCommands {
   size_t count_ = 0;
   size_t next_ = 0;
   uint16_t newest_ = 0;
+  static constexpr size_t kHellos = 8;
+  uint16_t hellos_[kHellos] = {};  // the last REQUEST_HELLO ids
+  size_t next_hello_ = 0;
 };
 
 }  // namespace trainscope

@@ -142,14 +142,18 @@ TEST(AgentControl, RequestHelloStartsANewDesktopWhoseIdsMayRepeatTheLastOnes) {
   AgentHarness h;
   h.config.poll = nullptr;
   Agent& agent = h.StartAgent();
-  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 1);
-  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 2);
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 10);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 11);
   ASSERT_TRUE(agent.paused());
-  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 3);
+  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 12);
   ASSERT_FALSE(agent.paused());
-  // The first desktop quits; a second one numbers from 1 again.
-  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 1);
-  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 2);
+  // The first desktop quits; a second one happens to number from 8, so its fourth command
+  // reuses the id of the first desktop's PAUSE.
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 8);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 9);
+  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 10);
+  ASSERT_FALSE(agent.paused());
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 11);
   EXPECT_TRUE(agent.paused());
   EXPECT_EQ(agent.stats().repeated_commands, 0u);
   EXPECT_EQ(h.desktop.All<wire::HelloMessage>().size(), 3u);  // Start() and both requests
@@ -180,6 +184,24 @@ TEST(AgentControl, ADesktopAskingAgainForItsModelKeepsItsRepeatsRecognised) {
   agent.OnBackwardStep(Backward(2, false));
   EXPECT_FALSE(agent.paused());  // applied again, this STEP would have stopped the run here
   EXPECT_EQ(agent.stats().repeated_commands, 2u);
+}
+
+TEST(AgentControl, AResentRequestHelloIsTheSameDesktop) {
+  AgentHarness h;
+  h.config.poll = nullptr;
+  Agent& agent = h.StartAgent();
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 900);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 901);
+  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 902);
+  ASSERT_FALSE(agent.paused());
+  // The first ACK was lost, so REQUEST_HELLO 900 comes again after the others: it must not make
+  // the agent forget them, or the RESUME resent next would apply after this PAUSE.
+  h.SendCommandWithId(BasicCommand{MessageType::kRequestHello, 0}, 900);
+  h.SendCommandWithId(BasicCommand{MessageType::kPause, 0}, 903);
+  ASSERT_TRUE(agent.paused());
+  h.SendCommandWithId(BasicCommand{MessageType::kResume, 0}, 902);
+  EXPECT_TRUE(agent.paused());
+  EXPECT_EQ(agent.stats().repeated_commands, 1u);
 }
 
 TEST(AgentControl, EveryHeartbeatRepeatsTheRunStateUnderItsTransitionNumber) {

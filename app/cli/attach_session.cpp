@@ -19,11 +19,6 @@ Status AttachSession::Pump(int timeout_ms) {
   return stream_.Pump(link_, timeout_ms, record_, LinkStream::RecordingFailure::kEndPump);
 }
 
-bool AttachSession::awaiting(wire::MessageType type) const {
-  const uint16_t id = last_id_[static_cast<uint8_t>(type)];
-  return id != 0 && ledger_.pending(id);
-}
-
 Status AttachSession::SendCommand(wire::MessageType type) {
   uint8_t bytes[LinkStream::kMaxCommandBytes];
   uint16_t command_id = 0;
@@ -34,7 +29,6 @@ Status AttachSession::SendCommand(wire::MessageType type) {
   }
   TS_RETURN_IF_ERROR(link_->Write(bytes, size));
   ledger_.Sent(command_id, type, bytes, size, Clock::now());
-  last_id_[static_cast<uint8_t>(type)] = command_id;
   return Status::Ok();
 }
 

@@ -67,8 +67,6 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   // Sends a command without arguments (PAUSE, STEP_BACKWARD_OP, REQUEST_HELLO, ...) and keeps
   // it until acknowledged.
   Status SendCommand(wire::MessageType type);
-  // Whether the command last sent of this type still waits for its ACK.
-  bool awaiting(wire::MessageType type) const;
 
   const AttachStats& stats() const { return stats_; }
   const wire::LinkCounters& counters() const { return stream_.counters(); }
@@ -96,7 +94,6 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   TraceWriter* record_;
   LinkStream stream_;
   CommandLedger ledger_;
-  uint16_t last_id_[256] = {};  // per command type: the id it was last sent under
   AttachStats stats_;
 };
 

@@ -19,6 +19,7 @@
 #include "app/cli/attach_session.h"
 #include "app/cli/commands.h"
 #include "app/common/cli_util.h"
+#include "serial/link/announcement_requests.h"
 #include "serial/transport/endpoint.h"
 
 namespace trainscope::cli {
@@ -33,11 +34,9 @@ constexpr milliseconds kSettleTime{300};  // how long "paused" must stay quiet a
 // How long RESUME may take to show: the board repeats its state every heartbeat, so on a lossy
 // line a lost report comes again a second later; several can be lost in a row.
 constexpr milliseconds kResumeWait{10000};
-// Joining mid-stream, or on a lossy line, the model announcement can come late or be lost: it is
-// asked for again every kAnnounceRetry, up to kMaxAnnounceRequests times.
+// Joining mid-stream, or on a lossy line, the model announcement can come late or be lost (it is
+// asked for again, see AnnouncementRequests): how long a finished run waits for it.
 constexpr milliseconds kAnnounceWait{2500};
-constexpr milliseconds kAnnounceRetry{1000};
-constexpr int kMaxAnnounceRequests = 5;
 constexpr milliseconds kProgressPeriod{100};
 constexpr double kDefaultTimeoutSeconds = 30.0;
 
@@ -307,8 +306,8 @@ int RunAttach(const QStringList& arguments) {
                                                  std::chrono::duration<double>(o.timeout_seconds));
   Clock::time_point last_progress;
   Clock::time_point steps_reached_at;
-  Clock::time_point announce_requested_at = start;
-  int announce_requests = 1;
+  AnnouncementRequests announcement;
+  announcement.Sent(start);
   bool link_lost = false;
   QString error;
   for (;;) {
@@ -347,11 +346,9 @@ int RunAttach(const QStringList& arguments) {
                   .arg(session.commands().give_up_ms() / 1000);
       break;
     }
-    if (!session.stats().has_model && session.counters().frames_ok > 0 &&
-        announce_requests < kMaxAnnounceRequests && now - announce_requested_at >= kAnnounceRetry &&
-        !session.awaiting(wire::MessageType::kRequestHello)) {
-      announce_requested_at = now;
-      ++announce_requests;
+    if (announcement.Due(now, session.stats().has_model, session.counters().frames_ok > 0,
+                         session.commands().awaiting(wire::MessageType::kRequestHello))) {
+      announcement.Sent(now);
       status = session.SendCommand(wire::MessageType::kRequestHello);
       if (!status.ok()) {
         link_lost = true;

@@ -69,6 +69,13 @@ class CommandLedger {
   std::vector<Expired> AbandonAll();
 
   bool pending(uint16_t id) const { return pending_.count(id) != 0; }
+  // Whether a command of this type still waits for its ACK.
+  bool awaiting(wire::MessageType type) const {
+    for (const auto& [id, command] : pending_) {
+      if (command.type == type) return true;
+    }
+    return false;
+  }
   size_t size() const { return pending_.size(); }
   bool empty() const { return pending_.empty(); }
   uint64_t resent() const { return resent_; }

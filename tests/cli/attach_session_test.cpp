@@ -82,13 +82,13 @@ TEST(AttachSession, AnUnsolicitedRefusalIsCountedNotTakenAsOurs) {
   ASSERT_TRUE(session.Pump(0).ok());
   EXPECT_EQ(session.stats().refused_commands, 0u);
   EXPECT_EQ(session.commands().unsolicited_acks(), 1u);
-  EXPECT_TRUE(session.awaiting(wire::MessageType::kPause));
+  EXPECT_TRUE(session.commands().awaiting(wire::MessageType::kPause));
 
   board.Say(Ack(pause, wire::MessageType::kPause, wire::AckResult::kUnsupported));
   ASSERT_TRUE(session.Pump(0).ok());
   EXPECT_EQ(session.stats().refused_commands, 1u);
   EXPECT_EQ(session.stats().last_refusal, "PAUSE: not supported by this firmware");
-  EXPECT_FALSE(session.awaiting(wire::MessageType::kPause));
+  EXPECT_FALSE(session.commands().awaiting(wire::MessageType::kPause));
   // The same refusal again (the board answered a repeat) is not a second refusal.
   board.Say(Ack(pause, wire::MessageType::kPause, wire::AckResult::kUnsupported));
   ASSERT_TRUE(session.Pump(0).ok());

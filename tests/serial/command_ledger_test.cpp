@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "serial/link/announcement_requests.h"
 #include "serial/link/command_ledger.h"
 
 namespace trainscope {
@@ -115,6 +116,39 @@ TEST(CommandLedger, AWriteErrorIsTheLinks) {
   const Status status = ledger.Resend(t0 + milliseconds(300), &link);
   EXPECT_FALSE(status.ok());
   EXPECT_STREQ(status.message(), "peer closed");
+}
+
+TEST(CommandLedger, AwaitingNamesTheTypesStillUnanswered) {
+  CommandLedger ledger;
+  const Clock::time_point t0 = Clock::now();
+  EXPECT_FALSE(ledger.awaiting(wire::MessageType::kPause));
+  ledger.Sent(7, wire::MessageType::kPause, kPauseFrame.data(), kPauseFrame.size(), t0);
+  EXPECT_TRUE(ledger.awaiting(wire::MessageType::kPause));
+  EXPECT_FALSE(ledger.awaiting(wire::MessageType::kStepBackwardOp));
+  ledger.Acknowledge(Ack(7, wire::MessageType::kPause), t0);
+  EXPECT_FALSE(ledger.awaiting(wire::MessageType::kPause));
+}
+
+TEST(AnnouncementRequests, AskAgainEverySecondWhileIncompleteAtMostFiveTimes) {
+  AnnouncementRequests requests;
+  const Clock::time_point t0 = Clock::now();
+  requests.Sent(t0);
+  EXPECT_FALSE(requests.Due(t0 + milliseconds(999), false, true, false));
+  EXPECT_FALSE(requests.Due(t0 + milliseconds(1000), true, true, false));    // model complete
+  EXPECT_FALSE(requests.Due(t0 + milliseconds(1000), false, false, false));  // no board heard
+  EXPECT_FALSE(requests.Due(t0 + milliseconds(1000), false, true, true));    // still unanswered
+  Clock::time_point t = t0;
+  int sent = 1;
+  for (int second = 1; second < 20; ++second) {
+    t = t0 + milliseconds(1000 * second);
+    if (requests.Due(t, false, true, false)) {
+      requests.Sent(t);
+      ++sent;
+    }
+  }
+  EXPECT_EQ(sent, AnnouncementRequests::kMaxPerConnection);
+  requests.Reset();  // a new connection
+  EXPECT_TRUE(requests.Due(t + milliseconds(1000), false, true, false));
 }
 
 }  // namespace

@@ -12,10 +12,6 @@ namespace {
 
 constexpr int kReadTimeoutMs = 10;  // also how quickly queued commands and quit are noticed
 constexpr int kRateWindowMs = 1000;
-// A board announces within one heartbeat of REQUEST_HELLO; a few more tries cover a lossy line
-// without asking a board that has no model forever.
-constexpr int kAnnouncementRetryMs = 1000;
-constexpr int kMaxAnnouncementRequests = 5;
 
 int64_t ElapsedMs(std::chrono::steady_clock::time_point from,
                   std::chrono::steady_clock::time_point to) {
@@ -133,10 +129,7 @@ Status DeviceEventSource::Reader::Send(const DeviceEventSource::QueuedCommand& c
   TS_RETURN_IF_ERROR(link_->Write(bytes, size));
   const Clock::time_point now = Clock::now();
   pending_.Sent(id, command.type, bytes, size, now);
-  if (command.type == wire::MessageType::kRequestHello) {
-    announcement_requested_ = now;
-    ++announcement_requests_;
-  }
+  if (command.type == wire::MessageType::kRequestHello) announcement_.Sent(now);
   return Status::Ok();
 }
 
@@ -204,7 +197,7 @@ void DeviceEventSource::Reader::Reconnect() {
   stream_.Restart();
   recent_ = RecentBreakpointEvents{};  // a restarted board's next pause refers to new events
   last_transition_ = 0;                // the board's next repeat tells us its state
-  announcement_requests_ = 0;
+  announcement_.Reset();
   ++reconnects_;
   if (record_ && !stream_.recording_failed()) {
     // A delimiter between the two connections: replaying the trace drops the torn frame the
@@ -227,9 +220,10 @@ void DeviceEventSource::Reader::CheckTimeouts(Clock::time_point now) {
 }
 
 Status DeviceEventSource::Reader::RequestAnnouncementAgain(Clock::time_point now) {
-  if (model_.complete() || announcement_requests_ >= kMaxAnnouncementRequests) return Status::Ok();
-  if (ElapsedMs(announcement_requested_, now) < kAnnouncementRetryMs) return Status::Ok();
-  if (stream_.counters().frames_ok == 0) return Status::Ok();  // nothing heard: no board yet
+  if (!announcement_.Due(now, model_.complete(), stream_.counters().frames_ok > 0,
+                         pending_.awaiting(wire::MessageType::kRequestHello))) {
+    return Status::Ok();
+  }
   return Send({wire::MessageType::kRequestHello, {}});
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "serial/link/announcement_requests.h"
 #include "serial/link/link_stream.h"
 #include "serial/protocol/message_router.h"
 #include "serial/trace/trace_file.h"
@@ -80,8 +81,7 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   uint64_t heartbeats_ = 0;
   uint32_t reconnects_ = 0;
   uint32_t last_transition_ = 0;  // of the last RUN_STATE acted on; 0 after (re)connecting
-  Clock::time_point announcement_requested_;
-  int announcement_requests_ = 0;  // on this connection
+  AnnouncementRequests announcement_;
   int retry_ms_ = DeviceEventSource::kFirstRetryMs;
   std::string last_retry_error_;
 

@@ -70,6 +70,7 @@ class PendingCommands {
   bool empty() const { return ledger_.empty(); }
   uint64_t resent() const { return ledger_.resent(); }
   uint64_t unsolicited_acks() const { return ledger_.unsolicited_acks(); }
+  bool awaiting(wire::MessageType type) const { return ledger_.awaiting(type); }
 
  private:
   QString Name(uint16_t id, wire::MessageType type) const;

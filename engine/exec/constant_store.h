@@ -22,6 +22,9 @@ class ConstantStore {
   uint8_t* data(int32_t tensor) const;
   float* floats(int32_t tensor) const { return AsFloats(data(tensor)); }
 
+  // Bytes of the copies (with the alignment slack): what the store holds on the heap.
+  size_t bytes() const { return storage_.size(); }
+
   // Copies `tensors` back into the model's constant buffers.
   void WriteBack(const std::vector<int32_t>& tensors, const Subgraph& subgraph, Model* model) const;
 

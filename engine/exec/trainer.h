@@ -103,6 +103,8 @@ class Trainer {
   }
   const MemorySummary& memory() const { return memory_; }
   const MemoryTimeline& timeline() const { return timeline_; }
+  // The trainer's own copy of the model's constants, outside the arena.
+  size_t constant_bytes() const { return constants_.bytes(); }
   const BackwardSelection& selection() const { return selection_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
   const TrainingOptions& options() const { return options_; }

@@ -125,6 +125,13 @@ void Agent::Log(wire::LogLevel level, const char* text) {
   Send(message);
 }
 
+void Agent::ReportDeviceMemory(const wire::DeviceMemoryMessage& memory) {
+  if (has_device_memory_ && memory == device_memory_) return;
+  device_memory_ = memory;
+  has_device_memory_ = true;
+  Send(memory);
+}
+
 void Agent::Tick(uint32_t now_ms) {
   if (!started_ || now_ms - last_heartbeat_ms_ < wire::kHeartbeatPeriodMs) return;
   last_heartbeat_ms_ = now_ms;
@@ -143,6 +150,7 @@ void Agent::Receive(const uint8_t* data, size_t size) {
     sent_names_.Clear();
     SendHello();
     if (ops_ != nullptr || model_hash_ != 0) SendModelAnnounce();
+    if (has_device_memory_) Send(device_memory_);
   }
   ReportRunState();
 }

@@ -93,9 +93,14 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
     optimizer_ = optimizer;
     batch_size_ = batch_size;
   }
+  // The arena HELLO advertises from the next HELLO on (a board learns it once its plan is made).
+  void set_arena_bytes(uint32_t bytes) { config_.arena_bytes = bytes; }
   // Sends a name once per session; later calls with the same (kind, id) send nothing.
   void InternName(wire::NameKind kind, uint32_t id, const char* name);
   void Log(wire::LogLevel level, const char* text);
+  // Sends DEVICE_MEMORY when it differs from the last report, and again with every answer to
+  // REQUEST_HELLO, so a desktop that attaches late still learns what the board used.
+  void ReportDeviceMemory(const wire::DeviceMemoryMessage& memory);
   // Sends HEARTBEAT when kHeartbeatPeriodMs passed since the last one, and with it the current
   // RUN_STATE again, so a desktop that lost a report (or just connected) learns the state.
   void Tick(uint32_t now_ms);
@@ -160,6 +165,8 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   bool started_ = false;
   bool in_poll_ = false;
   uint32_t last_heartbeat_ms_ = 0;
+  wire::DeviceMemoryMessage device_memory_;
+  bool has_device_memory_ = false;
 };
 
 }  // namespace trainscope

@@ -228,6 +228,34 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, RunStateMessage* ou
   return Finish(reader, state <= 1 && reason < kPauseReasonCount);
 }
 
+bool EncodePayload(const DeviceMemoryMessage& message, ByteWriter* writer) {
+  writer->U32(message.heap_peak_bytes);
+  writer->U32(message.stack_peak_bytes);
+  writer->U32(message.static_bytes);
+  writer->U32(message.ram_bytes);
+  writer->U32(message.predicted_heap_peak_bytes);
+  writer->U32(message.model_bytes);
+  writer->U32(message.data_bytes);
+  writer->U32(message.agent_bytes);
+  writer->U8(static_cast<uint8_t>(message.source));
+  return writer->ok();
+}
+
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, DeviceMemoryMessage* out) {
+  ByteReader reader(data, size);
+  out->heap_peak_bytes = reader.U32();
+  out->stack_peak_bytes = reader.U32();
+  out->static_bytes = reader.U32();
+  out->ram_bytes = reader.U32();
+  out->predicted_heap_peak_bytes = reader.U32();
+  out->model_bytes = reader.U32();
+  out->data_bytes = reader.U32();
+  out->agent_bytes = reader.U32();
+  const uint8_t source = reader.U8();
+  out->source = static_cast<MemorySource>(source);
+  return Finish(reader, source < kMemorySourceCount);
+}
+
 bool EncodePayload(const BasicCommand& command, ByteWriter* writer) {
   if (!IsIdOnlyCommand(command.type)) return false;
   writer->U16(command.command_id);

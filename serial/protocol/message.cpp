@@ -34,6 +34,8 @@ DecodeStatus DecodeMessage(const FrameView& frame, Message* out) {
       return DecodeAs<AckMessage>(frame, out);
     case MessageType::kRunState:
       return DecodeAs<RunStateMessage>(frame, out);
+    case MessageType::kDeviceMemory:
+      return DecodeAs<DeviceMemoryMessage>(frame, out);
     case MessageType::kSample:
       return DecodeAs<SampleEvent>(frame, out);
     case MessageType::kOptimizerStep:

@@ -25,10 +25,10 @@ namespace trainscope::wire {
 
 using Message =
     std::variant<HelloMessage, ModelAnnounceMessage, InternNameMessage, LogMessage,
-                 HeartbeatMessage, AckMessage, RunStateMessage, SampleEvent, OptimizerStepEvent,
-                 ForwardOpEvent, BackwardStepEvent, MemoryEvent, MemorySummaryEvent,
-                 GradientStatsEvent, UpdateRatioEvent, LossEvent, MetricEvent, BasicCommand,
-                 SetBreakpointCommand, SetTrainabilityCommand>;
+                 HeartbeatMessage, AckMessage, RunStateMessage, DeviceMemoryMessage, SampleEvent,
+                 OptimizerStepEvent, ForwardOpEvent, BackwardStepEvent, MemoryEvent,
+                 MemorySummaryEvent, GradientStatsEvent, UpdateRatioEvent, LossEvent, MetricEvent,
+                 BasicCommand, SetBreakpointCommand, SetTrainabilityCommand>;
 
 MessageType MessageTypeOf(const Message& message);
 

@@ -18,6 +18,7 @@ struct Router {
   void operator()(const HeartbeatMessage& m) const { link->OnHeartbeat(m); }
   void operator()(const AckMessage& m) const { link->OnAck(m); }
   void operator()(const RunStateMessage& m) const { link->OnRunState(m); }
+  void operator()(const DeviceMemoryMessage& m) const { link->OnDeviceMemory(m); }
   void operator()(const BasicCommand& m) const { link->OnCommand(m); }
   void operator()(const SetBreakpointCommand& m) const { link->OnSetBreakpoint(m); }
   void operator()(const SetTrainabilityCommand& m) const { link->OnSetTrainability(m); }

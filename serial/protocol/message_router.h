@@ -33,6 +33,7 @@ class LinkHandler {
   virtual void OnHeartbeat(const HeartbeatMessage&) {}
   virtual void OnAck(const AckMessage&) {}
   virtual void OnRunState(const RunStateMessage&) {}
+  virtual void OnDeviceMemory(const DeviceMemoryMessage&) {}
   virtual void OnCommand(const BasicCommand&) {}
   virtual void OnSetBreakpoint(const SetBreakpointCommand&) {}
   virtual void OnSetTrainability(const SetTrainabilityCommand&) {}

@@ -88,6 +88,20 @@ bool operator==(const RunStateMessage& a, const RunStateMessage& b) {
          a.transition == b.transition;
 }
 
+uint32_t DeviceMemoryTotal(const DeviceMemoryMessage& message) {
+  const uint64_t total =
+      uint64_t{message.heap_peak_bytes} + message.stack_peak_bytes + message.static_bytes;
+  return total > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(total);
+}
+
+bool operator==(const DeviceMemoryMessage& a, const DeviceMemoryMessage& b) {
+  return a.heap_peak_bytes == b.heap_peak_bytes && a.stack_peak_bytes == b.stack_peak_bytes &&
+         a.static_bytes == b.static_bytes && a.ram_bytes == b.ram_bytes &&
+         a.predicted_heap_peak_bytes == b.predicted_heap_peak_bytes &&
+         a.model_bytes == b.model_bytes && a.data_bytes == b.data_bytes &&
+         a.agent_bytes == b.agent_bytes && a.source == b.source;
+}
+
 bool operator==(const BasicCommand& a, const BasicCommand& b) {
   return a.type == b.type && a.command_id == b.command_id;
 }

@@ -145,6 +145,31 @@ struct RunStateMessage {
   uint32_t transition = 0;
 };
 
+enum class MemorySource : uint8_t {
+  kMeasured = 0,   // the board measured itself: allocator high-water, painted stack, linker map
+  kAccounted = 1,  // the sum of the buffers the board knows it allocated (a simulator)
+};
+inline constexpr uint8_t kMemorySourceCount = 2;
+
+// The RAM the board really used, sent after greeting and whenever a figure grew (at most once a
+// second). Heap, stack and static RAM add up to what the firmware needs; the categories say what
+// the heap holds besides the planned arena, so a desktop can explain measured against planned.
+struct DeviceMemoryMessage {
+  uint32_t heap_peak_bytes = 0;   // highest heap use since boot
+  uint32_t stack_peak_bytes = 0;  // deepest stack since boot (0: not measured)
+  uint32_t static_bytes = 0;      // .data + .bss, the agent's TX ring among them on a firmware
+  uint32_t ram_bytes = 0;         // RAM the firmware may use in all (0 = unknown)
+  uint32_t predicted_heap_peak_bytes = 0;  // the plan: the arena the trainer allocates
+  // What the heap holds besides that arena, as the board allocated it.
+  uint32_t model_bytes = 0;  // the model's bytes and the trainer's copy of its constants
+  uint32_t data_bytes = 0;   // the training samples and targets
+  uint32_t agent_bytes = 0;  // the agent and its TX ring, when they live on the heap
+  MemorySource source = MemorySource::kMeasured;
+};
+
+// What the firmware needs in all: heap peak + stack peak + static RAM (saturating).
+uint32_t DeviceMemoryTotal(const DeviceMemoryMessage& message);
+
 // PING, PAUSE, RESUME, STEP_BACKWARD_OP, STEP_SAMPLE, STEP_BATCH, REQUEST_MEMORY_PLAN and
 // REQUEST_HELLO: the payload is only the command id, so one struct carries the type.
 struct BasicCommand {
@@ -192,6 +217,7 @@ bool operator==(const LogMessage& a, const LogMessage& b);
 bool operator==(const HeartbeatMessage& a, const HeartbeatMessage& b);
 bool operator==(const AckMessage& a, const AckMessage& b);
 bool operator==(const RunStateMessage& a, const RunStateMessage& b);
+bool operator==(const DeviceMemoryMessage& a, const DeviceMemoryMessage& b);
 bool operator==(const BasicCommand& a, const BasicCommand& b);
 bool operator==(const SetBreakpointCommand& a, const SetBreakpointCommand& b);
 bool operator==(const SetTrainabilityCommand& a, const SetTrainabilityCommand& b);

@@ -57,6 +57,9 @@ inline MessageType MessageTypeOf(const AckMessage&) {
 inline MessageType MessageTypeOf(const RunStateMessage&) {
   return MessageType::kRunState;
 }
+inline MessageType MessageTypeOf(const DeviceMemoryMessage&) {
+  return MessageType::kDeviceMemory;
+}
 inline MessageType MessageTypeOf(const SampleEvent&) {
   return MessageType::kSample;
 }
@@ -105,6 +108,7 @@ bool EncodePayload(const LogMessage& message, ByteWriter* writer);
 bool EncodePayload(const HeartbeatMessage& message, ByteWriter* writer);
 bool EncodePayload(const AckMessage& message, ByteWriter* writer);
 bool EncodePayload(const RunStateMessage& message, ByteWriter* writer);
+bool EncodePayload(const DeviceMemoryMessage& message, ByteWriter* writer);
 bool EncodePayload(const BasicCommand& command, ByteWriter* writer);
 bool EncodePayload(const SetBreakpointCommand& command, ByteWriter* writer);
 bool EncodePayload(const SetTrainabilityCommand& command, ByteWriter* writer);
@@ -116,6 +120,7 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, LogMessage* out);
 DecodeStatus DecodePayload(const uint8_t* data, size_t size, HeartbeatMessage* out);
 DecodeStatus DecodePayload(const uint8_t* data, size_t size, AckMessage* out);
 DecodeStatus DecodePayload(const uint8_t* data, size_t size, RunStateMessage* out);
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, DeviceMemoryMessage* out);
 // `type` must be one of the id-only commands; others give kUnknownType.
 DecodeStatus DecodePayload(MessageType type, const uint8_t* data, size_t size, BasicCommand* out);
 DecodeStatus DecodePayload(const uint8_t* data, size_t size, SetBreakpointCommand* out);

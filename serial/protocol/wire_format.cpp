@@ -18,6 +18,7 @@ constexpr TypeInfo kTypes[] = {
     {MessageType::kHeartbeat, "HEARTBEAT", 16},
     {MessageType::kAck, "ACK", 4},
     {MessageType::kRunState, "RUN_STATE", 26},
+    {MessageType::kDeviceMemory, "DEVICE_MEMORY", 33},
     {MessageType::kSample, "SAMPLE", 13},
     {MessageType::kOptimizerStep, "OPTIMIZER_STEP", 12},
     {MessageType::kForwardOp, "FORWARD_OP", 16},

@@ -51,6 +51,7 @@ enum class MessageType : uint8_t {
   kHeartbeat = 0x05,
   kAck = 0x06,
   kRunState = 0x07,
+  kDeviceMemory = 0x08,
   // Board -> desktop: training events, one per struct of engine/core/events.h.
   kSample = 0x10,
   kOptimizerStep = 0x11,
@@ -115,7 +116,9 @@ inline constexpr uint32_t kBreakpoints = 1u << 7;    // SET_BREAKPOINT
 inline constexpr uint32_t kTrainability = 1u << 8;   // SET_TRAINABILITY
 inline constexpr uint32_t kMemoryPlan = 1u << 9;     // REQUEST_MEMORY_PLAN
 inline constexpr uint32_t kDurations = 1u << 10;     // duration_ns fields are measured, not 0
-inline constexpr uint32_t kAllDefined = (1u << 11) - 1;
+// The durations are an emulator's time (QEMU -icount: instructions, not cycles).
+inline constexpr uint32_t kEmulatedTime = 1u << 11;
+inline constexpr uint32_t kAllDefined = (1u << 12) - 1;
 }  // namespace capability
 
 }  // namespace trainscope::wire

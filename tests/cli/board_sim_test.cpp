@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "app/board-sim/simulated_line.h"
-#include "app/board-sim/trainability_change.h"
+#include "serial/board/trainability_change.h"
 #include "engine/model/model.h"
 #include "serial/protocol/frame_encoder.h"
 #include "serial/protocol/message_router.h"

@@ -124,6 +124,24 @@ TEST(MessageRoundTrip, EveryShorterPayloadIsReportedTruncated) {
   }
 }
 
+TEST(MessageRoundTrip, DeviceMemoryHasTheDocumentedBytesAndRefusesAnUnknownSource) {
+  DeviceMemoryMessage memory{0x01020304, 5, 6, 7, 8, 9, 10, 11, MemorySource::kAccounted};
+  std::vector<uint8_t> payload = PayloadOf(memory);
+  ASSERT_EQ(payload.size(), 33u);
+  EXPECT_EQ(payload[0], 0x04);  // little-endian heap_peak_bytes first
+  EXPECT_EQ(payload[3], 0x01);
+  EXPECT_EQ(payload[4], 5);    // stack_peak_bytes
+  EXPECT_EQ(payload[28], 11);  // agent_bytes
+  EXPECT_EQ(payload[32], 1);   // source: accounted
+  EXPECT_EQ(DeviceMemoryTotal(memory), 0x01020304u + 5u + 6u);
+  payload[32] = kMemorySourceCount;
+  Message decoded;
+  EXPECT_EQ(DecodeBytes(MessageType::kDeviceMemory, payload, &decoded),
+            DecodeStatus::kInvalidValue);
+  memory.heap_peak_bytes = UINT32_MAX;
+  EXPECT_EQ(DeviceMemoryTotal(memory), UINT32_MAX);  // saturates rather than wraps
+}
+
 TEST(MessageRoundTrip, AnnounceCarriesTheTrainingSetupAndAnOlderBoardsHasNone) {
   ModelAnnounceMessage announce;
   announce.model_hash = 9;

@@ -126,6 +126,8 @@ inline std::vector<wire::Message> OneOfEachMessage() {
   all.push_back(AckMessage{0xBEEF, MessageType::kSetBreakpoint, AckResult::kNoRoom});
   all.push_back(RunStateMessage{RunStateKind::kPaused, PauseReason::kGradientBreakpoint, 7, 12, 33,
                                 1234.5f, 40960});
+  all.push_back(DeviceMemoryMessage{151000, 3100, 9800, 196608, 88000, 12400, 10080, 0,
+                                    MemorySource::kMeasured});
 
   all.push_back(SampleEvent{3, 41, 5, false});
   all.push_back(OptimizerStepEvent{2, 40, 16});

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "app/board-sim/trainability_change.h"
+#include "serial/board/trainability_change.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// How the simulated firmware turns a SET_TRAINABILITY command into its next train config, the
+// How a board turns a SET_TRAINABILITY command into its next train config, the
 // way real firmware would rebuild onert-micro's train-config blob before re-importing:
 //
 //   SET_OP op rank     op trains with rank (every other trained op keeps its rank)

@@ -6,12 +6,14 @@
 // stderr.
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 
 #include <cstdio>
 #include <memory>
 
 #include "app/board-sim/board_port.h"
 #include "app/board-sim/board_simulator.h"
+#include "app/board-sim/firmware_source.h"
 #include "app/common/cli_util.h"
 #include "app/common/training_args.h"
 
@@ -38,6 +40,10 @@ void AddOptions(QCommandLineParser* parser) {
             "N");
   AddOption(parser, "seed", "Seed of the fault injection (default 1).", "N");
   AddOption(parser, "exit-when-done", "Exit once training is done instead of serving commands.");
+  AddOption(parser, "firmware-source",
+            "Write the model, data and resolved training options as the firmware's embedded run "
+            "(a C++ source for app/firmware) to FILE, then exit.",
+            "FILE");
 }
 
 Status ParseProbability(const QCommandLineParser& parser, const QString& option, double* value) {
@@ -99,7 +105,8 @@ int Main(const QStringList& arguments) {
   Status status = CheckTrainingArguments(parser, QStringLiteral("trainscope-board-sim"));
   if (!status.ok()) return Fail(status);
   const bool pty = parser.isSet(QStringLiteral("pty"));
-  if (pty == parser.isSet(QStringLiteral("tcp"))) {
+  const bool firmware_source = parser.isSet(QStringLiteral("firmware-source"));
+  if (!firmware_source && pty == parser.isSet(QStringLiteral("tcp"))) {
     return Fail(QStringLiteral("give exactly one of --pty and --tcp PORT"), 2);
   }
   SimulatorOptions options;
@@ -115,6 +122,15 @@ int Main(const QStringList& arguments) {
   if (!status.ok()) return Fail(status);
   options.training = setup.options;
   options.trainability = setup.trainability;
+  if (firmware_source) {
+    const QString path = parser.value(QStringLiteral("firmware-source"));
+    const QString label = QFileInfo(parser.positionalArguments().value(0)).fileName();
+    status = WriteFirmwareSource(path, label, model, setup, data);
+    if (!status.ok()) return Fail(status);
+    std::printf("firmware source: %s (%zu model bytes, %u samples)\n", qPrintable(path),
+                model.bytes().size(), data.sample_count);
+    return 0;
+  }
 
   std::unique_ptr<BoardPort> port =
       pty ? CreatePtyPort() : CreateTcpPort(static_cast<uint16_t>(tcp_port));

@@ -62,6 +62,12 @@ void AttachSession::OnModelAnnounce(const wire::ModelAnnounceMessage& announce) 
 
 void AttachSession::OnLog(const wire::LogMessage& log) {
   stats_.last_log = log.text.c_str();
+  if (log.level == wire::LogLevel::kError) stats_.last_error = stats_.last_log;
+}
+
+void AttachSession::OnDeviceMemory(const wire::DeviceMemoryMessage& memory) {
+  stats_.has_device_memory = true;
+  stats_.device_memory = memory;
 }
 
 void AttachSession::OnHeartbeat(const wire::HeartbeatMessage& heartbeat) {

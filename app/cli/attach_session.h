@@ -52,6 +52,9 @@ struct AttachStats {
   wire::MessageType last_unanswered_type = wire::MessageType::kPing;
   uint32_t last_transition = 0;  // of the last RUN_STATE counted
   std::string last_log;
+  std::string last_error;  // the last LOG at error level ("out of memory: ...")
+  bool has_device_memory = false;
+  wire::DeviceMemoryMessage device_memory;  // the last DEVICE_MEMORY
 };
 
 class AttachSession final : public TrainingObserver, public wire::LinkHandler {
@@ -88,6 +91,7 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   void OnHeartbeat(const wire::HeartbeatMessage& heartbeat) override;
   void OnAck(const wire::AckMessage& ack) override;
   void OnRunState(const wire::RunStateMessage& state) override;
+  void OnDeviceMemory(const wire::DeviceMemoryMessage& memory) override;
 
  private:
   Transport* link_;

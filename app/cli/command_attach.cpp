@@ -18,6 +18,7 @@
 
 #include "app/cli/attach_session.h"
 #include "app/cli/commands.h"
+#include "app/cli/event_json.h"
 #include "app/common/cli_util.h"
 #include "serial/link/announcement_requests.h"
 #include "serial/transport/endpoint.h"
@@ -231,6 +232,12 @@ QJsonObject Summary(const AttachOptions& o, const AttachSession& session, double
                        ? QJsonValue(static_cast<qint64>(o.pause.board_steps()))
                        : QJsonValue());
   }
+  summary.insert(
+      QStringLiteral("device_memory"),
+      s.has_device_memory ? QJsonValue(DeviceMemoryJson(s.device_memory)) : QJsonValue());
+  summary.insert(
+      QStringLiteral("board_error"),
+      s.last_error.empty() ? QJsonValue() : QJsonValue(QString::fromStdString(s.last_error)));
   if (!o.record.isEmpty()) summary.insert(QStringLiteral("record"), o.record);
   if (!error.isEmpty()) summary.insert(QStringLiteral("error"), error);
   return summary;
@@ -253,6 +260,24 @@ void PrintText(const QJsonObject& summary, const AttachOptions& o) {
               qPrintable(text("agent_drops")));
   if (o.script) {
     std::printf("backward steps while paused: %s\n", qPrintable(text("paused_backward_steps")));
+  }
+  const QJsonObject memory = summary.value(QStringLiteral("device_memory")).toObject();
+  if (!memory.isEmpty()) {
+    const auto bytes = [&memory](const char* key) {
+      return memory.value(QLatin1String(key)).toVariant().toString();
+    };
+    std::printf(
+        "board memory (%s): heap peak %s bytes (planned arena %s), stack %s, static %s, "
+        "total %s\n",
+        qPrintable(bytes("source")), qPrintable(bytes("heap_peak_bytes")),
+        qPrintable(bytes("predicted_heap_peak_bytes")), qPrintable(bytes("stack_peak_bytes")),
+        qPrintable(bytes("static_bytes")), qPrintable(bytes("total_bytes")));
+  }
+  const QByteArray board_error = text("board_error").toUtf8();
+  if (!board_error.isEmpty()) {
+    std::printf(
+        "board error: %s\n",
+        TerminalText(board_error.constData(), static_cast<size_t>(board_error.size())).c_str());
   }
 }
 

@@ -8,8 +8,29 @@
 
 #include "engine/core/training_options.h"
 #include "engine/model/opcodes.h"
+#include "ui/session/device_memory.h"
 
 namespace trainscope::cli {
+
+QJsonObject DeviceMemoryJson(const wire::DeviceMemoryMessage& memory) {
+  const DeviceMemoryReport report = ExplainDeviceMemory(memory);
+  QJsonObject heap;
+  for (const DeviceMemoryPart& part : report.heap_parts) {
+    heap.insert(QLatin1String(part.key), static_cast<qint64>(part.bytes));
+  }
+  return QJsonObject{
+      {QStringLiteral("source"),
+       report.measured ? QStringLiteral("measured") : QStringLiteral("accounted")},
+      {QStringLiteral("heap_peak_bytes"), static_cast<qint64>(memory.heap_peak_bytes)},
+      {QStringLiteral("stack_peak_bytes"), static_cast<qint64>(memory.stack_peak_bytes)},
+      {QStringLiteral("static_bytes"), static_cast<qint64>(memory.static_bytes)},
+      {QStringLiteral("total_bytes"), static_cast<qint64>(report.total_bytes)},
+      {QStringLiteral("ram_bytes"), static_cast<qint64>(memory.ram_bytes)},
+      {QStringLiteral("predicted_heap_peak_bytes"),
+       static_cast<qint64>(memory.predicted_heap_peak_bytes)},
+      {QStringLiteral("heap_over_plan_bytes"), static_cast<qint64>(report.heap_over_plan_bytes)},
+      {QStringLiteral("heap"), heap}};
+}
 namespace {
 
 // JSON has no NaN or Inf: they are written as strings so they are never lost.

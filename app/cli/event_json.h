@@ -15,8 +15,13 @@
 #include <cstdio>
 
 #include "engine/core/events.h"
+#include "serial/protocol/messages.h"
 
 namespace trainscope::cli {
+
+// A board's DEVICE_MEMORY as attach --json and trace dump --json print it: the message's figures,
+// total_bytes, and the heap split of ui/session/device_memory.h under "heap".
+QJsonObject DeviceMemoryJson(const wire::DeviceMemoryMessage& memory);
 
 class JsonLinesObserver final : public TrainingObserver {
  public:

@@ -9,8 +9,10 @@
 
 #include <cstdarg>
 
+#include "app/cli/event_json.h"
 #include "engine/core/training_options.h"
 #include "engine/model/opcodes.h"
+#include "ui/session/device_memory.h"
 
 namespace trainscope::cli {
 namespace {
@@ -106,6 +108,12 @@ void LinkJsonLines::OnRunState(const wire::RunStateMessage& state) {
                    {QStringLiteral("reason"), QString::fromLatin1(PauseReasonKey(state.reason))},
                    {QStringLiteral("op_index"), static_cast<qint64>(state.op_index)},
                    {QStringLiteral("step"), static_cast<qint64>(state.optimizer_step)}});
+}
+
+void LinkJsonLines::OnDeviceMemory(const wire::DeviceMemoryMessage& memory) {
+  QJsonObject line = DeviceMemoryJson(memory);
+  line.insert(QStringLiteral("type"), QStringLiteral("device_memory"));
+  WriteJson(out_, line);
 }
 
 void TextListing::Line(const char* format, ...) {
@@ -204,6 +212,14 @@ void TextListing::OnAck(const wire::AckMessage& m) {
 void TextListing::OnRunState(const wire::RunStateMessage& m) {
   Line("%s (%s) op %u step %u", m.state == wire::RunStateKind::kPaused ? "paused" : "running",
        wire::PauseReasonName(m.reason), m.op_index, m.optimizer_step);
+}
+
+void TextListing::OnDeviceMemory(const wire::DeviceMemoryMessage& m) {
+  const DeviceMemoryReport report = ExplainDeviceMemory(m);
+  Line("%s: heap peak %u (planned arena %u), stack %u, static %u, total %llu of %u bytes",
+       report.measured ? "measured" : "accounted", m.heap_peak_bytes, m.predicted_heap_peak_bytes,
+       m.stack_peak_bytes, m.static_bytes, static_cast<unsigned long long>(report.total_bytes),
+       m.ram_bytes);
 }
 
 void TextListing::OnCommand(const wire::BasicCommand& m) {

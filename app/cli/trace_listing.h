@@ -32,6 +32,7 @@ class LinkJsonLines final : public wire::LinkHandler {
   void OnModelAnnounce(const wire::ModelAnnounceMessage& announce) override;
   void OnLog(const wire::LogMessage& log) override;
   void OnRunState(const wire::RunStateMessage& state) override;
+  void OnDeviceMemory(const wire::DeviceMemoryMessage& memory) override;
 
  private:
   FILE* out_;
@@ -61,6 +62,7 @@ class TextListing final : public TrainingObserver, public wire::LinkHandler {
   void OnHeartbeat(const wire::HeartbeatMessage& heartbeat) override;
   void OnAck(const wire::AckMessage& ack) override;
   void OnRunState(const wire::RunStateMessage& state) override;
+  void OnDeviceMemory(const wire::DeviceMemoryMessage& memory) override;
   void OnCommand(const wire::BasicCommand& command) override;
   void OnSetBreakpoint(const wire::SetBreakpointCommand& command) override;
   void OnSetTrainability(const wire::SetTrainabilityCommand& command) override;

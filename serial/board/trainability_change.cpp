@@ -26,7 +26,7 @@ Status ApplyTrainabilityChange(const Subgraph& subgraph, const TrainabilityChang
   if (names_op && (change.value >= op_count || change.value > 0xFFFF)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "trainability: operator %u does not exist (the model has %zu)",
-                         change.value, op_count);
+                         static_cast<unsigned>(change.value), op_count);
   }
   if (static_cast<uint8_t>(change.rank) >= kTrainRankCount) {
     return Status::Error(StatusCode::kInvalidArgument, "trainability: rank %u is not valid",
@@ -47,14 +47,14 @@ Status ApplyTrainabilityChange(const Subgraph& subgraph, const TrainabilityChang
         return Status::Error(StatusCode::kInvalidArgument,
                              "trainability: operator %u is the last one training; at least one "
                              "operator must train",
-                             change.value);
+                             static_cast<unsigned>(change.value));
       }
       break;
     case wire::TrainabilityMode::kLastLayers: {
       if (change.value > op_count) {
         return Status::Error(StatusCode::kInvalidArgument,
                              "trainability: cannot train the last %u of %zu operators",
-                             change.value, op_count);
+                             static_cast<unsigned>(change.value), op_count);
       }
       next.num_train_layers = change.value;
       if (change.rank == TrainRank::kAll) break;  // onert-micro's num_of_train_layers as is

@@ -12,7 +12,7 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 set(TRAINSCOPE_MCU_FLAGS "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16")
 set(CMAKE_CXX_FLAGS_INIT
-    "${TRAINSCOPE_MCU_FLAGS} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -Wno-psabi")
+    "${TRAINSCOPE_MCU_FLAGS} -ffunction-sections -fdata-sections -fno-exceptions -fno-rtti -Wno-psabi -ffp-contract=off")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${TRAINSCOPE_MCU_FLAGS} -Wl,--gc-sections --specs=nano.specs")
 
 # Look for programs (flatc) on the host, for headers and libraries only in the cross sysroot.

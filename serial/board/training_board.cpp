@@ -46,6 +46,12 @@ TrainingBoard::TrainingBoard(Model* model, DataSet data, const TrainingBoardOpti
 
 TrainingBoard::~TrainingBoard() = default;
 
+void TrainingBoard::set_data(DataSet data) {
+  data_ = std::move(data);
+  data_bytes_ = ClampToU32(DataSetBytes(data_));
+  if (agent_) ReportMemory(true);
+}
+
 Status TrainingBoard::Start() {
   // Hash the bytes as loaded: training rewrites the weights inside them.
   model_hash_ = wire::ModelHash(model_->bytes().data(), model_->bytes().size());

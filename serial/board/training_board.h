@@ -64,6 +64,9 @@ class TrainingBoard final : private ExecutionGate {
   // Starts the agent, initialises the trainer, then greets. On error the agent is already up:
   // HaltWithError() can still tell the desktop.
   Status Start();
+  // Replaces the training data; a firmware loads it after Start(), so that running out of memory
+  // while copying it can still be reported to the desktop.
+  void set_data(DataSet data);
   // Trains, then serves commands. Returns only with exit_when_done (the training status).
   Status Run();
   // Says `text` as an error LOG (and on the log), then only answers the desktop, forever. For

@@ -125,10 +125,12 @@ TrainabilityConfig EmbeddedTrainability(const EmbeddedRun& run) {
   options.tx_buffer_bytes = 8192;
   options.log = stderr;
   FirmwareLayer layer;
-  TrainingBoard board(&model, EmbeddedDataSet(run), options, &layer);
+  // The samples come after the start, so that a board too small for them still says so.
+  TrainingBoard board(&model, DataSet{}, options, &layer);
   running_board = &board;
   status = board.Start();
   if (!status.ok()) board.HaltWithError(status.message());
+  board.set_data(EmbeddedDataSet(run));
   status = board.Run();  // trains, then serves commands; returns only with exit_when_done
   board.HaltWithError(status.message());
 }

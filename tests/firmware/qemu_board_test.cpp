@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The firmware on an emulated board, end to end: scripts/run-qemu-board.sh builds the Cortex-M4F
+// firmware for a run and starts QEMU; the real `trainscope-cli attach` follows it over TCP, pauses
+// and steps it; the recording's losses must equal the host engine's `train --events` for the same
+// run, and the memory the firmware measured must make sense against the plan.
+//
+// Without qemu-system-arm or arm-none-eabi-g++ the tests skip with a message, unless
+// TRAINSCOPE_REQUIRE_QEMU=1 (CI sets it): then a missing tool fails them.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <utility>
+
+#include "tests/cli/board_sim_process.h"
+#include "tests/cli/cli_test_util.h"
+
+namespace trainscope {
+namespace {
+
+using testing::CliResult;
+using testing::DemoFile;
+using testing::FileHashHex;
+using testing::RunCli;
+using testing::TempPath;
+
+constexpr int kBuildAndStartMs = 600000;  // a cold cross build of the engine on 2 cores
+
+// The run both the board and the host train.
+QStringList DemoRun(int epochs) {
+  return {DemoFile("demo.circle"),     QStringLiteral("--input"),    DemoFile("train_input.bin"),
+          QStringLiteral("--target"),  DemoFile("train_target.bin"), QStringLiteral("--loss"),
+          QStringLiteral("sparse-ce"), QStringLiteral("--epochs"),   QString::number(epochs)};
+}
+
+QString MissingTool() {
+  for (const char* tool : {"qemu-system-arm", "arm-none-eabi-g++", "flock"}) {
+    if (QStandardPaths::findExecutable(QLatin1String(tool)).isEmpty()) return QLatin1String(tool);
+  }
+  return QString();
+}
+
+#define SKIP_WITHOUT_QEMU()                                                                       \
+  do {                                                                                            \
+    const QString missing = MissingTool();                                                        \
+    if (!missing.isEmpty()) {                                                                     \
+      if (std::getenv("TRAINSCOPE_REQUIRE_QEMU") != nullptr) {                                    \
+        FAIL() << qPrintable(missing) << " is missing and TRAINSCOPE_REQUIRE_QEMU is set";        \
+      }                                                                                           \
+      GTEST_SKIP() << qPrintable(missing) << " is missing (scripts/install-deps.sh installs it)"; \
+    }                                                                                             \
+  } while (false)
+
+// scripts/run-qemu-board.sh as a child; QEMU goes when the script is killed (it stops QEMU by
+// PID on its way out).
+class QemuBoard {
+ public:
+  QemuBoard(const QStringList& run, const QString& board) {
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("TRAINSCOPE_HOST_BUILD"),
+                       QStringLiteral(TRAINSCOPE_HOST_BUILD_DIR));
+    environment.insert(QStringLiteral("TRAINSCOPE_FIRMWARE_BUILD"),
+                       QStringLiteral(TRAINSCOPE_FIRMWARE_BUILD_DIR));
+    process_.setProcessEnvironment(environment);
+    log_ = TempPath(QStringLiteral("uart1-%1.log").arg(board));
+    process_.setStandardErrorFile(TempPath(QStringLiteral("run-qemu-board-%1.err").arg(board)));
+    process_.start(QStringLiteral(TRAINSCOPE_RUN_QEMU_BOARD),
+                   run + QStringList{QStringLiteral("--board"), board, QStringLiteral("--tcp"),
+                                     QStringLiteral("0"), QStringLiteral("--log"), log_});
+    QElapsedTimer timer;
+    timer.start();
+    while (!process_.canReadLine()) {
+      if (timer.elapsed() > kBuildAndStartMs || process_.state() == QProcess::NotRunning) {
+        QFile err(TempPath(QStringLiteral("run-qemu-board-%1.err").arg(board)));
+        static_cast<void>(err.open(QIODevice::ReadOnly));
+        error_ = QStringLiteral("the board did not start (exit %1): %2")
+                     .arg(process_.exitCode())
+                     .arg(QString::fromUtf8(err.readAll().right(2000)));
+        return;
+      }
+      process_.waitForReadyRead(200);
+    }
+    const QString line = QString::fromUtf8(process_.readLine()).trimmed();
+    if (line.startsWith(QLatin1String("tcp: "))) {
+      endpoint_ = QStringLiteral("tcp://") + line.mid(5);
+    } else {
+      error_ = QStringLiteral("unexpected first line '%1'").arg(line);
+    }
+  }
+  ~QemuBoard() {
+    process_.terminate();  // the script's trap stops QEMU
+    if (!process_.waitForFinished(10000)) process_.kill();
+  }
+  QemuBoard(const QemuBoard&) = delete;
+  QemuBoard& operator=(const QemuBoard&) = delete;
+
+  const QString& endpoint() const { return endpoint_; }
+  const QString& error() const { return error_; }
+  QString log() const {
+    QFile file(log_);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+  }
+
+ private:
+  QProcess process_;
+  QString endpoint_;
+  QString error_;
+  QString log_;
+};
+
+QList<QJsonObject> JsonLines(const QString& text) {
+  QList<QJsonObject> lines;
+  for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+    lines.append(QJsonDocument::fromJson(line.toUtf8()).object());
+  }
+  return lines;
+}
+
+QString ReadFile(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+// (optimizer step, sample) -> loss of every loss line.
+std::map<std::pair<int, int>, double> Losses(const QList<QJsonObject>& lines) {
+  std::map<std::pair<int, int>, double> losses;
+  for (const QJsonObject& line : lines) {
+    if (line.value(QStringLiteral("type")).toString() != QLatin1String("loss")) continue;
+    losses[{line.value(QStringLiteral("step")).toInt(),
+            line.value(QStringLiteral("sample")).toInt()}] =
+        line.value(QStringLiteral("value")).toDouble();
+  }
+  return losses;
+}
+
+qint64 Field(const QJsonObject& object, const char* key) {
+  return object.value(QLatin1String(key)).toVariant().toLongLong();
+}
+
+TEST(QemuBoard, TrainsPausesStepsAndMeasuresItsMemoryAgainstThePlan) {
+  SKIP_WITHOUT_QEMU();
+  QemuBoard board(DemoRun(5), QStringLiteral("mps2-an386"));
+  ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
+
+  const CliResult attach =
+      RunCli({QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"),
+              QStringLiteral("150"), QStringLiteral("--pause-after"), QStringLiteral("100"),
+              QStringLiteral("--step"), QStringLiteral("3"), QStringLiteral("--timeout"),
+              QStringLiteral("60"), QStringLiteral("--json")},
+             90000);
+  ASSERT_EQ(attach.exit_code, 0) << qPrintable(attach.err) << qPrintable(board.log());
+  const QJsonObject summary = attach.json().object();
+  EXPECT_EQ(summary.value(QStringLiteral("agent")).toString(),
+            QStringLiteral("trainscope-fw mps2-an386"));
+  EXPECT_EQ(summary.value(QStringLiteral("model_hash")).toString(),
+            FileHashHex(DemoFile("demo.circle")));
+  EXPECT_GE(Field(summary, "backward_steps"), 100);
+  EXPECT_EQ(Field(summary, "frames_bad"), 0);
+  EXPECT_EQ(Field(summary, "frames_dropped"), 0);
+  EXPECT_EQ(Field(summary, "paused_backward_steps"), 3);
+  EXPECT_TRUE(summary.value(QStringLiteral("board_error")).isNull());
+
+  const QJsonObject memory = summary.value(QStringLiteral("device_memory")).toObject();
+  ASSERT_FALSE(memory.isEmpty()) << "no DEVICE_MEMORY from the firmware";
+  EXPECT_EQ(memory.value(QStringLiteral("source")).toString(), QStringLiteral("measured"));
+  // The plan is the one `trainscope-cli memory` shows for the same run.
+  const CliResult plan =
+      RunCli({QStringLiteral("memory"), DemoFile("demo.circle"), QStringLiteral("--optimizer"),
+              QStringLiteral("adam"), QStringLiteral("--json")});
+  ASSERT_EQ(plan.exit_code, 0) << qPrintable(plan.err);
+  EXPECT_EQ(Field(memory, "predicted_heap_peak_bytes"), Field(plan.json().object(), "arena_bytes"));
+  const qint64 heap = Field(memory, "heap_peak_bytes");
+  const qint64 stack = Field(memory, "stack_peak_bytes");
+  const qint64 statics = Field(memory, "static_bytes");
+  // The heap holds the arena, the model twice (bytes and constants) and the samples at least.
+  const qint64 model_bytes = QFile(DemoFile("demo.circle")).size();
+  const qint64 data_bytes = QFile(DemoFile("train_input.bin")).size();
+  EXPECT_GT(heap, Field(memory, "predicted_heap_peak_bytes") + 2 * model_bytes + data_bytes);
+  EXPECT_GT(stack, 512);
+  EXPECT_LT(stack, 16 * 1024);  // within the linker script's stack
+  EXPECT_GT(statics, 0);
+  EXPECT_EQ(Field(memory, "total_bytes"), heap + stack + statics);
+  EXPECT_EQ(Field(memory, "ram_bytes"), 192 * 1024);
+  EXPECT_LE(Field(memory, "total_bytes"), Field(memory, "ram_bytes"));
+  const QJsonObject parts = memory.value(QStringLiteral("heap")).toObject();
+  qint64 sum = 0;
+  for (const QString& key : parts.keys()) sum += parts.value(key).toVariant().toLongLong();
+  EXPECT_EQ(sum, heap);
+  EXPECT_GT(Field(parts, "model"), model_bytes);  // the bytes and the copy of the weights
+  EXPECT_GT(Field(parts, "other"), 0);            // the graph, the C library and malloc's headers
+}
+
+TEST(QemuBoard, LossesEqualTheHostEngineForTheSameRun) {
+  SKIP_WITHOUT_QEMU();
+  const int epochs = 3;
+  QemuBoard board(DemoRun(epochs), QStringLiteral("mps2-an386"));
+  ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
+  const QString record = TempPath(QStringLiteral("qemu-losses.tstrace"));
+  // 3 epochs of 60 samples, 6 backward steps each: wait for all of them.
+  const CliResult attach =
+      RunCli({QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"),
+              QString::number(epochs * 60 * 6), QStringLiteral("--timeout"), QStringLiteral("90"),
+              QStringLiteral("--record"), record, QStringLiteral("--json")},
+             120000);
+  ASSERT_EQ(attach.exit_code, 0) << qPrintable(attach.err) << qPrintable(board.log());
+  const CliResult dump =
+      RunCli({QStringLiteral("trace"), QStringLiteral("dump"), record, QStringLiteral("--json")});
+  ASSERT_EQ(dump.exit_code, 0) << qPrintable(dump.err);
+  const QString events = TempPath(QStringLiteral("host-events.jsonl"));
+  const CliResult train = RunCli(QStringList{QStringLiteral("train")} + DemoRun(epochs) +
+                                 QStringList{QStringLiteral("--events"), events});
+  ASSERT_EQ(train.exit_code, 0) << qPrintable(train.err);
+
+  const auto board_losses = Losses(JsonLines(dump.out));
+  const auto host_losses = Losses(JsonLines(ReadFile(events)));
+  ASSERT_EQ(board_losses.size(), static_cast<size_t>(epochs * 60));
+  ASSERT_EQ(host_losses.size(), board_losses.size());
+  // The board's libm (newlib's expf, logf) is not glibc's: a softmax probability near 1 can
+  // differ in its last bits, and -log(p) turns that into a relative error that grows as the
+  // loss falls. So: 1e-5 relative, or 1e-6 absolute (a few float steps of a probability near 1).
+  double largest = 0.0;
+  int identical = 0;
+  int first_difference = -1;
+  for (const auto& [key, value] : board_losses) {
+    ASSERT_TRUE(host_losses.count(key)) << "step " << key.first << " sample " << key.second;
+    const double host = host_losses.at(key);
+    const double difference = std::fabs(value - host);
+    largest = std::max(largest, difference / std::max(std::fabs(host), 1e-30));
+    identical += value == host;
+    if (value != host && first_difference < 0) first_difference = key.first;
+    EXPECT_TRUE(difference <= 1e-5 * std::fabs(host) || difference <= 1e-6)
+        << "step " << key.first << " sample " << key.second << ": board " << value << ", host "
+        << host;
+  }
+  std::printf(
+      "losses: %d of %zu bit-identical (first difference at step %d), largest relative "
+      "difference %.3g\n",
+      identical, board_losses.size(), first_difference, largest);
+}
+
+TEST(QemuBoard, TheNetduinoPlus2FirmwareTrainsWithinAnStm32F405) {
+  SKIP_WITHOUT_QEMU();
+  QemuBoard board(DemoRun(2), QStringLiteral("netduinoplus2"));
+  ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
+  const CliResult attach = RunCli(
+      {QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"), QStringLiteral("100"),
+       QStringLiteral("--timeout"), QStringLiteral("60"), QStringLiteral("--json")},
+      90000);
+  ASSERT_EQ(attach.exit_code, 0) << qPrintable(attach.err) << qPrintable(board.log());
+  const QJsonObject summary = attach.json().object();
+  EXPECT_EQ(summary.value(QStringLiteral("agent")).toString(),
+            QStringLiteral("trainscope-fw netduinoplus2"));
+  EXPECT_EQ(Field(summary, "frames_bad"), 0);
+  EXPECT_EQ(Field(summary, "frames_dropped"), 0);
+  const QJsonObject memory = summary.value(QStringLiteral("device_memory")).toObject();
+  EXPECT_EQ(Field(memory, "ram_bytes"), 192 * 1024);
+  EXPECT_LE(Field(memory, "total_bytes"), 192 * 1024);
+  // The timer runs: durations are measured in emulated time.
+  EXPECT_NE(Field(summary, "backward_steps"), 0);
+}
+
+// The demo's samples repeated `times` over, as files: the firmware copies its samples to RAM.
+QStringList RepeatedDemoData(int times) {
+  const QString input = TempPath(QStringLiteral("repeated_input.bin"));
+  const QString target = TempPath(QStringLiteral("repeated_target.bin"));
+  for (const auto& [path, source] : {std::pair{input, DemoFile("train_input.bin")},
+                                     std::pair{target, DemoFile("train_target.bin")}}) {
+    QFile in(source);
+    QFile out(path);
+    if (!in.open(QIODevice::ReadOnly) || !out.open(QIODevice::WriteOnly)) return {};
+    const QByteArray bytes = in.readAll();
+    for (int i = 0; i < times; ++i) out.write(bytes);
+  }
+  return {DemoFile("demo.circle"),
+          QStringLiteral("--input"),
+          input,
+          QStringLiteral("--target"),
+          target,
+          QStringLiteral("--loss"),
+          QStringLiteral("sparse-ce"),
+          QStringLiteral("--epochs"),
+          QStringLiteral("1")};
+}
+
+TEST(QemuBoard, RunningOutOfMemoryIsReportedNotAborted) {
+  SKIP_WITHOUT_QEMU();
+  // 420 samples (242 KB of them) cannot be held in the board's 192 KB of RAM.
+  QemuBoard board(RepeatedDemoData(7), QStringLiteral("mps2-an386"));
+  ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
+  const CliResult attach = RunCli(
+      {QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"), QStringLiteral("1"),
+       QStringLiteral("--timeout"), QStringLiteral("8"), QStringLiteral("--json")},
+      30000);
+  const QJsonObject summary = attach.json().object();
+  EXPECT_EQ(summary.value(QStringLiteral("agent")).toString(),
+            QStringLiteral("trainscope-fw mps2-an386"));
+  EXPECT_TRUE(summary.value(QStringLiteral("board_error"))
+                  .toString()
+                  .startsWith(QLatin1String("out of memory")))
+      << qPrintable(attach.out);
+  EXPECT_EQ(Field(summary, "backward_steps"), 0);
+  EXPECT_GE(Field(summary, "heartbeats"), 1);  // still answering after the failure
+  const QJsonObject memory = summary.value(QStringLiteral("device_memory")).toObject();
+  // What the board held when the samples did not fit: the arena, but no data yet.
+  EXPECT_GT(Field(memory, "heap_peak_bytes"), Field(memory, "predicted_heap_peak_bytes"));
+  EXPECT_EQ(Field(memory.value(QStringLiteral("heap")).toObject(), "data"), 0);
+}
+
+}  // namespace
+}  // namespace trainscope

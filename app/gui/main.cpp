@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QScreen>
 #include <QTimer>
@@ -67,6 +68,25 @@ void RunSteps(trainscope::EventSource* source, const trainscope::SessionStore& s
   poll->start(10);
 }
 
+// A board trains on its own: the views are captured once it reached `steps` optimizer steps, or
+// after `timeout_ms` with what arrived by then.
+void WaitForBoardSteps(QObject* owner, const trainscope::SessionStore& store, uint64_t steps,
+                       int timeout_ms, const std::function<void()>& done) {
+  auto* poll = new QTimer(owner);
+  auto* clock = new QElapsedTimer;
+  clock->start();
+  QObject::connect(poll, &QTimer::timeout, owner, [=, &store] {
+    if (store.snapshot()->progress.last_optimizer_step < steps && clock->elapsed() < timeout_ms) {
+      return;
+    }
+    poll->stop();
+    poll->deleteLater();
+    delete clock;
+    done();
+  });
+  poll->start(20);
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -100,6 +120,12 @@ int main(int argc, char* argv[]) {
        QStringLiteral("Train headless for exactly --steps optimizer steps, write what the views "
                       "show as JSON, exit. Saved settings are ignored and nothing is recorded."),
        QStringLiteral("FILE")});
+  parser.addOption(
+      {QStringLiteral("connect"),
+       QStringLiteral("Attach to a board (or trainscope-board-sim, scripts/run-qemu-board.sh) at "
+                      "ENDPOINT (/dev/ttyACM0, /dev/pts/N, tcp://HOST:PORT) instead of training "
+                      "locally; with --screenshot, capture after --steps of its optimizer steps."),
+       QStringLiteral("ENDPOINT")});
   parser.addOption({QStringLiteral("steps"),
                     QStringLiteral("Optimizer steps before --screenshot or --state-json "
                                    "(default 40)."),
@@ -118,6 +144,11 @@ int main(int argc, char* argv[]) {
                      !screenshot.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)))) {
     return trainscope::cli::Fail(
         QStringLiteral("--screenshot needs a .png path and --steps a number"), 2);
+  }
+  if (parser.isSet(QStringLiteral("connect")) && !state_json.isEmpty()) {
+    return trainscope::cli::Fail(QStringLiteral("--state-json describes a local run; it does not "
+                                                "go with --connect"),
+                                 2);
   }
   // A dump describes this run alone: no remembered setup, layout or recent files.
   if (!state_json.isEmpty()) QStandardPaths::setTestModeEnabled(true);
@@ -180,6 +211,12 @@ int main(int argc, char* argv[]) {
   // Readable but not trainable (an int8 model, an operator the engine cannot run): read-only.
   const bool read_only = !status.ok() && !window.graph().subgraphs.empty();
   if (headless && !status.ok() && !read_only) return trainscope::cli::Fail(status);
+  const QString endpoint = parser.value(QStringLiteral("connect"));
+  if (!endpoint.isEmpty()) {
+    if (trainscope::Status connected = device.connectTo(endpoint); !connected.ok()) {
+      return trainscope::cli::Fail(connected);
+    }
+  }
   window.show();
   if (!headless) return QApplication::exec();
 
@@ -205,6 +242,15 @@ int main(int argc, char* argv[]) {
       }
       save_screenshot(0);
       QApplication::exit(exit_status);
+    });
+    return QApplication::exec();
+  }
+  if (!endpoint.isEmpty()) {
+    WaitForBoardSteps(&window, *store, steps, 60000, [&] {
+      QTimer::singleShot(300, [&] {
+        save_screenshot(store->snapshot()->progress.last_optimizer_step);
+        QApplication::exit(exit_status);
+      });
     });
     return QApplication::exec();
   }

@@ -71,6 +71,35 @@ TEST(BoardSimAttach, OverTcpCountsBackwardStepsAndReportsTheModelFileHash) {
                  30);
 }
 
+TEST(BoardSimAttach, TheSimulatorReportsItsOwnAccountingOfTheMemoryItUsed) {
+  BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0")});
+  ASSERT_TRUE(sim.started()) << sim.error().toStdString();
+  const CliResult attach =
+      Attach(sim.endpoint(), {QStringLiteral("--steps"), QStringLiteral("12"), kJson});
+  ExpectCleanRun(attach, 12);
+  const QJsonObject memory =
+      attach.json().object().value(QStringLiteral("device_memory")).toObject();
+  ASSERT_FALSE(memory.isEmpty()) << attach.out.toStdString();
+  const auto bytes = [](const QJsonObject& object, const char* key) {
+    return object.value(QLatin1String(key)).toVariant().toLongLong();
+  };
+  EXPECT_EQ(memory.value(QStringLiteral("source")).toString(), QStringLiteral("accounted"));
+  // The plan is the one `trainscope-cli memory` shows for the run the simulator trains.
+  const CliResult plan = RunCli({QStringLiteral("memory"), testing::DemoFile("demo.circle"),
+                                 QStringLiteral("--optimizer"), QStringLiteral("adam"), kJson});
+  ASSERT_EQ(plan.exit_code, 0) << plan.err.toStdString();
+  EXPECT_EQ(bytes(memory, "predicted_heap_peak_bytes"), Field(plan, "arena_bytes"));
+  // A simulator's heap is the sum of what it allocated: nothing is left unexplained.
+  const QJsonObject heap = memory.value(QStringLiteral("heap")).toObject();
+  EXPECT_EQ(bytes(heap, "other"), 0);
+  EXPECT_EQ(bytes(heap, "data"), QFileInfo(testing::DemoFile("train_input.bin")).size() +
+                                     QFileInfo(testing::DemoFile("train_target.bin")).size());
+  EXPECT_GT(bytes(heap, "model"), QFileInfo(testing::DemoFile("demo.circle")).size());
+  EXPECT_GT(bytes(heap, "agent"), 8192);  // the TX ring and the agent
+  EXPECT_EQ(bytes(memory, "stack_peak_bytes"), 0);
+  EXPECT_EQ(bytes(memory, "total_bytes"), bytes(memory, "heap_peak_bytes"));
+}
+
 TEST(BoardSimAttach, ACorruptedLineStillDeliversStepsAndCountsBadFrames) {
   BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
                        QStringLiteral("--corrupt-rate"), QStringLiteral("0.001"),

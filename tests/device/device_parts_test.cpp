@@ -20,11 +20,13 @@
 #include "tests/cli/board_sim_process.h"
 #include "ui/controllers/device_session_controller.h"
 #include "ui/session/announced_model.h"
+#include "ui/session/device_memory.h"
 #include "ui/session/trainability.h"
 #include "ui/widgets/device/connect_dialog.h"
 #include "ui/widgets/device/link_health_panel.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 namespace {
@@ -259,6 +261,30 @@ class DevicePartsTest : public QObject {
     controller.disconnectDevice();
     QVERIFY(!controller.source()->isOpen());
     QVERIFY(!controller.disconnectAction()->isEnabled());
+  }
+
+  // The Memory view shows the board's reported RAM beside the plan it draws, and both come from
+  // one figure: the board's predicted heap is the arena the view's own timeline shows.
+  void theMemoryViewShowsTheBoardsRamBesideThePlan() {
+    testing::BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0")});
+    QVERIFY2(sim.started(), qPrintable(sim.error()));
+    DeviceWindow app;
+    MemoryView* view = app.window.memoryView();
+    QVERIFY(view->deviceMemoryText().isEmpty());
+    const Status status = app.controller.connectTo(sim.endpoint());
+    QVERIFY2(status.ok(), status.message());
+    QTRY_VERIFY_WITH_TIMEOUT(app.controller.source()->health().has_device_memory, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(view->shown().arena_bytes > 0, 10000);
+    const LinkHealth health = app.controller.source()->health();
+    const DeviceMemoryReport report = ExplainDeviceMemory(health.device_memory);
+    QTRY_COMPARE_WITH_TIMEOUT(view->deviceMemoryText(), DeviceMemoryLine(report), 5000);
+    QVERIFY(view->deviceMemoryText().startsWith(QLatin1String("Board (accounted): heap peak")));
+    QCOMPARE(health.device_memory.predicted_heap_peak_bytes, view->shown().arena_bytes);
+    // Another session starts without the last board's figures.
+    app.controller.disconnectDevice();
+    QVERIFY(app.controller.connectTo(sim.endpoint()).ok());
+    QVERIFY(view->deviceMemoryText().isEmpty());
+    app.controller.disconnectDevice();
   }
 
   // The board trains the last two operators; once it announces, the layers panel shows a

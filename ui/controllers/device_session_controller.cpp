@@ -11,6 +11,7 @@
 #include "ui/widgets/device/connect_dialog.h"
 #include "ui/widgets/device/link_health_panel.h"
 #include "ui/widgets/main_window/main_window.h"
+#include "ui/widgets/memory/memory_view.h"
 
 namespace trainscope {
 
@@ -29,6 +30,7 @@ DeviceSessionController::DeviceSessionController(std::shared_ptr<SessionStore> s
     if (window_ && source_->isOpen() && window_->eventSource() != source_.get()) {
       source_->close();
     }
+    showDeviceMemory();
   });
 }
 
@@ -69,6 +71,7 @@ Status DeviceSessionController::connectTo(const QString& endpoint, const QString
   }
   graph_shown_ = false;
   model_path_.clear();
+  if (window_) window_->memoryView()->setDeviceMemory(std::nullopt);  // a new board says anew
   Status status = source_->open(endpoint, record_path);
   if (!status.ok()) {
     if (window_) window_->sessionHost()->switchTo(nullptr);
@@ -77,6 +80,14 @@ Status DeviceSessionController::connectTo(const QString& endpoint, const QString
   if (window_ && health_dock_) health_dock_->show();
   updateActions();
   return Status::Ok();
+}
+
+void DeviceSessionController::showDeviceMemory() {
+  if (!window_) return;
+  const bool ours = window_->eventSource() == source_.get();
+  const LinkHealth health = source_->health();
+  window_->memoryView()->setDeviceMemory(
+      ours && health.has_device_memory ? std::optional(health.device_memory) : std::nullopt);
 }
 
 void DeviceSessionController::showConnectDialog() {

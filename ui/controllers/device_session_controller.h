@@ -64,6 +64,8 @@ class DeviceSessionController : public QObject {
   void reconnectDevice();
 
  private:
+  // The Memory view's "Board" line: what the connected board last reported of its RAM.
+  void showDeviceMemory();
   void onModelAnnounced();
   void showAnnouncedTrainability(const AnnouncedModel& model);
   void updateActions();

@@ -12,6 +12,8 @@
 //   for (const DeviceMemoryPart& part : report.heap_parts) ... part.label, part.bytes ...
 #pragma once
 
+#include <QString>
+
 #include <cstdint>
 #include <vector>
 
@@ -34,5 +36,11 @@ struct DeviceMemoryReport {
 };
 
 DeviceMemoryReport ExplainDeviceMemory(const wire::DeviceMemoryMessage& message);
+
+// One line for a view's header: "Board (measured): heap peak 120.6 KiB = planned arena 37.3 KiB
+// + 83.3 KiB · stack 5.6 KiB · static 2.5 KiB · total 128.7 of 192.0 KiB".
+QString DeviceMemoryLine(const DeviceMemoryReport& report);
+// The heap split, one part per line, for a tooltip.
+QString DeviceMemoryDetails(const DeviceMemoryReport& report);
 
 }  // namespace trainscope

@@ -250,6 +250,8 @@ void DeviceEventSource::Reader::UpdateHealth(Clock::time_point now) {
   health.malformed = stream_.malformed();
   health.agent_drops = agent_drops_;
   health.heartbeats = heartbeats_;
+  health.has_device_memory = has_device_memory_;
+  health.device_memory = device_memory_;
   health.last_ack_latency_us = last_ack_latency_us_;
   health.commands_resent = pending_.resent();
   health.unsolicited_acks = pending_.unsolicited_acks();
@@ -363,6 +365,11 @@ void DeviceEventSource::Reader::OnLog(const wire::LogMessage& log) {
 void DeviceEventSource::Reader::OnHeartbeat(const wire::HeartbeatMessage& heartbeat) {
   agent_drops_ = heartbeat.dropped_frames;
   ++heartbeats_;
+}
+
+void DeviceEventSource::Reader::OnDeviceMemory(const wire::DeviceMemoryMessage& memory) {
+  has_device_memory_ = true;
+  device_memory_ = memory;
 }
 
 void DeviceEventSource::Reader::OnAck(const wire::AckMessage& ack) {

@@ -44,6 +44,7 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   void OnInternName(const wire::InternNameMessage& name) override;
   void OnLog(const wire::LogMessage& log) override;
   void OnHeartbeat(const wire::HeartbeatMessage& heartbeat) override;
+  void OnDeviceMemory(const wire::DeviceMemoryMessage& memory) override;
   void OnAck(const wire::AckMessage& ack) override;
   void OnRunState(const wire::RunStateMessage& state) override;
 
@@ -79,6 +80,8 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   int64_t last_ack_latency_us_ = -1;
   uint32_t agent_drops_ = 0;
   uint64_t heartbeats_ = 0;
+  bool has_device_memory_ = false;
+  wire::DeviceMemoryMessage device_memory_;
   uint32_t reconnects_ = 0;
   uint32_t last_transition_ = 0;  // of the last RUN_STATE acted on; 0 after (re)connecting
   AnnouncementRequests announcement_;

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "serial/protocol/messages.h"
+
 namespace trainscope {
 
 struct LinkHealth {
@@ -31,7 +33,9 @@ struct LinkHealth {
   uint64_t unsolicited_acks = 0;     // ACKs for no pending command (e.g. a resent one's 2nd)
   uint64_t backward_steps = 0;       // BACKWARD_STEP end events handed to the store
   uint32_t reconnects = 0;
-  int64_t ms_since_last_frame = -1;  // -1 before the first good frame
+  int64_t ms_since_last_frame = -1;         // -1 before the first good frame
+  bool has_device_memory = false;           // a DEVICE_MEMORY arrived in this session
+  wire::DeviceMemoryMessage device_memory;  // the last one: the RAM the board really used
 };
 
 }  // namespace trainscope

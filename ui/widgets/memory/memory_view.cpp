@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "ui/session/device_memory.h"
 #include "ui/widgets/common/format.h"
 #include "ui/widgets/common/plot_refresh.h"
 #include "ui/widgets/common/qcustomplot_include.h"
@@ -88,6 +89,13 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   header->addWidget(new QLabel(tr("Budget"), this));
   header->addWidget(budget_spin_);
 
+  device_memory_ = new QLabel(this);
+  device_memory_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  device_memory_->setWordWrap(true);
+  device_memory_->setMinimumWidth(120);
+  device_memory_->setContentsMargins(6, 0, 6, 0);
+  device_memory_->hide();
+
   timeline_ = new QCustomPlot(this);
   timeline_->xAxis->setLabel(tr("tick of the train step"));
   QFont legend_font = font();
@@ -130,6 +138,7 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
   layout->addLayout(header);
+  layout->addWidget(device_memory_);
   layout->addWidget(tabs_, 1);
 
   applyTheme();
@@ -163,6 +172,24 @@ void MemoryView::setBudgetBytes(uint64_t bytes) {
 void MemoryView::setSetupText(const QString& text) {
   setup_text_ = text;
   refresh();
+}
+
+void MemoryView::setDeviceMemory(const std::optional<wire::DeviceMemoryMessage>& memory) {
+  if (memory == device_memory_shown_) return;
+  device_memory_shown_ = memory;
+  if (!memory) {
+    device_memory_->hide();
+    device_memory_->clear();
+    return;
+  }
+  const DeviceMemoryReport report = ExplainDeviceMemory(*memory);
+  device_memory_->setText(DeviceMemoryLine(report));
+  device_memory_->setToolTip(DeviceMemoryDetails(report));
+  device_memory_->show();
+}
+
+QString MemoryView::deviceMemoryText() const {
+  return device_memory_->text();
 }
 
 void MemoryView::refresh() {

@@ -18,8 +18,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "engine/model/graph.h"
+#include "serial/protocol/messages.h"
 #include "ui/session/session_store.h"
 
 class QCustomPlot;
@@ -55,6 +57,10 @@ class MemoryView : public QWidget {
   QTabWidget* tabs() const { return tabs_; }
   // What the figures assume ("adam · batch 1"): shown in the header beside them.
   void setSetupText(const QString& text);
+  // The RAM an attached board reported (DEVICE_MEMORY), shown under the header beside the plan,
+  // with its heap split in the tooltip; nullopt hides the line (no board, or none reported).
+  void setDeviceMemory(const std::optional<wire::DeviceMemoryMessage>& memory);
+  QString deviceMemoryText() const;
   // What is drawn, in bytes and ticks (for tests and the state dump).
   struct Shown {
     uint64_t current_bytes = 0;      // the header's "current"
@@ -100,6 +106,8 @@ class MemoryView : public QWidget {
 
   QTabWidget* tabs_ = nullptr;
   QLabel* summary_ = nullptr;
+  QLabel* device_memory_ = nullptr;
+  std::optional<wire::DeviceMemoryMessage> device_memory_shown_;
   QSpinBox* budget_spin_ = nullptr;
   QCustomPlot* timeline_ = nullptr;
   QCustomPlot* address_ = nullptr;

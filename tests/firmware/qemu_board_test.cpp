@@ -25,99 +25,29 @@
 
 #include "tests/cli/board_sim_process.h"
 #include "tests/cli/cli_test_util.h"
+#include "tests/firmware/qemu_board_process.h"
 
 namespace trainscope {
 namespace {
 
 using testing::CliResult;
 using testing::DemoFile;
+using testing::DemoRun;
 using testing::FileHashHex;
+using testing::QemuBoard;
 using testing::RunCli;
 using testing::TempPath;
 
-constexpr int kBuildAndStartMs = 600000;  // a cold cross build of the engine on 2 cores
-
-// The run both the board and the host train.
-QStringList DemoRun(int epochs) {
-  return {DemoFile("demo.circle"),     QStringLiteral("--input"),    DemoFile("train_input.bin"),
-          QStringLiteral("--target"),  DemoFile("train_target.bin"), QStringLiteral("--loss"),
-          QStringLiteral("sparse-ce"), QStringLiteral("--epochs"),   QString::number(epochs)};
-}
-
-QString MissingTool() {
-  for (const char* tool : {"qemu-system-arm", "arm-none-eabi-g++", "flock"}) {
-    if (QStandardPaths::findExecutable(QLatin1String(tool)).isEmpty()) return QLatin1String(tool);
-  }
-  return QString();
-}
-
 #define SKIP_WITHOUT_QEMU()                                                                       \
   do {                                                                                            \
-    const QString missing = MissingTool();                                                        \
+    const QString missing = testing::MissingQemuTool();                                           \
     if (!missing.isEmpty()) {                                                                     \
-      if (std::getenv("TRAINSCOPE_REQUIRE_QEMU") != nullptr) {                                    \
+      if (testing::QemuRequired()) {                                                              \
         FAIL() << qPrintable(missing) << " is missing and TRAINSCOPE_REQUIRE_QEMU is set";        \
       }                                                                                           \
       GTEST_SKIP() << qPrintable(missing) << " is missing (scripts/install-deps.sh installs it)"; \
     }                                                                                             \
   } while (false)
-
-// scripts/run-qemu-board.sh as a child; QEMU goes when the script is killed (it stops QEMU by
-// PID on its way out).
-class QemuBoard {
- public:
-  QemuBoard(const QStringList& run, const QString& board) {
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("TRAINSCOPE_HOST_BUILD"),
-                       QStringLiteral(TRAINSCOPE_HOST_BUILD_DIR));
-    environment.insert(QStringLiteral("TRAINSCOPE_FIRMWARE_BUILD"),
-                       QStringLiteral(TRAINSCOPE_FIRMWARE_BUILD_DIR));
-    process_.setProcessEnvironment(environment);
-    log_ = TempPath(QStringLiteral("uart1-%1.log").arg(board));
-    process_.setStandardErrorFile(TempPath(QStringLiteral("run-qemu-board-%1.err").arg(board)));
-    process_.start(QStringLiteral(TRAINSCOPE_RUN_QEMU_BOARD),
-                   run + QStringList{QStringLiteral("--board"), board, QStringLiteral("--tcp"),
-                                     QStringLiteral("0"), QStringLiteral("--log"), log_});
-    QElapsedTimer timer;
-    timer.start();
-    while (!process_.canReadLine()) {
-      if (timer.elapsed() > kBuildAndStartMs || process_.state() == QProcess::NotRunning) {
-        QFile err(TempPath(QStringLiteral("run-qemu-board-%1.err").arg(board)));
-        static_cast<void>(err.open(QIODevice::ReadOnly));
-        error_ = QStringLiteral("the board did not start (exit %1): %2")
-                     .arg(process_.exitCode())
-                     .arg(QString::fromUtf8(err.readAll().right(2000)));
-        return;
-      }
-      process_.waitForReadyRead(200);
-    }
-    const QString line = QString::fromUtf8(process_.readLine()).trimmed();
-    if (line.startsWith(QLatin1String("tcp: "))) {
-      endpoint_ = QStringLiteral("tcp://") + line.mid(5);
-    } else {
-      error_ = QStringLiteral("unexpected first line '%1'").arg(line);
-    }
-  }
-  ~QemuBoard() {
-    process_.terminate();  // the script's trap stops QEMU
-    if (!process_.waitForFinished(10000)) process_.kill();
-  }
-  QemuBoard(const QemuBoard&) = delete;
-  QemuBoard& operator=(const QemuBoard&) = delete;
-
-  const QString& endpoint() const { return endpoint_; }
-  const QString& error() const { return error_; }
-  QString log() const {
-    QFile file(log_);
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
-  }
-
- private:
-  QProcess process_;
-  QString endpoint_;
-  QString error_;
-  QString log_;
-};
 
 QList<QJsonObject> JsonLines(const QString& text) {
   QList<QJsonObject> lines;

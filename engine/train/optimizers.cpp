@@ -34,68 +34,56 @@ Status CheckSlice(const ParameterSlice& p, bool needs_adam_state) {
   return Status::Ok();
 }
 
-// The two updates, each as one value (Scalar) and, with SSE2, as two values at a time (Pair) with
-// the very same operations in the same order, so both give the same bits. Written out by hand so
+// The two updates in float, as onert-micro computes them, each as one value (Scalar) and, with
+// SSE2, four at a time (Quad) with the very same operations in the same order, so both give the
+// same bits. Float is enough: every step is a product or a sum of values of one scale (onert-
+// micro's own updates are float), and a Cortex-M4F has no double unit. Written out by hand so
 // that the two visibly match.
 struct SgdUpdate {
-  double scale;  // learning rate / batch size
+  float scale;  // learning rate / batch size
   const float* gradient;
 
-  double Scalar(size_t i, double w) const { return w - scale * gradient[i]; }
+  float Scalar(size_t i, float w) const { return w - scale * gradient[i]; }
 #if defined(__SSE2__)
-  __m128d Pair(size_t i, __m128d w) const;
+  __m128 Quad(size_t i, __m128 w) const {
+    return _mm_sub_ps(w, _mm_mul_ps(_mm_set1_ps(scale), _mm_loadu_ps(gradient + i)));
+  }
 #endif
 };
 
 struct AdamUpdate {
-  double beta1, beta2, correction1, correction2, learning_rate, epsilon;
+  float beta1, beta2, correction1, correction2, learning_rate, epsilon;
   const float* gradient;
   float* adam_m;
   float* adam_v;
 
-  double Scalar(size_t i, double w) const {
-    const double g = gradient[i];
-    const double m = beta1 * adam_m[i] + (1.0 - beta1) * g;
-    const double v = beta2 * adam_v[i] + (1.0 - beta2) * g * g;
-    adam_m[i] = static_cast<float>(m);
-    adam_v[i] = static_cast<float>(v);
-    const double m_hat = m / correction1;
-    const double v_hat = v / correction2;
-    return w - learning_rate * m_hat / std::sqrt(v_hat + epsilon);
+  float Scalar(size_t i, float w) const {
+    const float g = gradient[i];
+    const float m = beta1 * adam_m[i] + (1.0f - beta1) * g;
+    const float v = beta2 * adam_v[i] + ((1.0f - beta2) * g) * g;
+    adam_m[i] = m;
+    adam_v[i] = v;
+    const float m_hat = m / correction1;
+    const float v_hat = v / correction2;
+    return w - (learning_rate * m_hat) / std::sqrt(v_hat + epsilon);
   }
 #if defined(__SSE2__)
-  __m128d Pair(size_t i, __m128d w) const;
+  __m128 Quad(size_t i, __m128 w) const {
+    const __m128 g = _mm_loadu_ps(gradient + i);
+    const __m128 m = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta1), _mm_loadu_ps(adam_m + i)),
+                                _mm_mul_ps(_mm_set1_ps(1.0f - beta1), g));
+    const __m128 v = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta2), _mm_loadu_ps(adam_v + i)),
+                                _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(1.0f - beta2), g), g));
+    _mm_storeu_ps(adam_m + i, m);
+    _mm_storeu_ps(adam_v + i, v);
+    const __m128 m_hat = _mm_div_ps(m, _mm_set1_ps(correction1));
+    const __m128 v_hat = _mm_div_ps(v, _mm_set1_ps(correction2));
+    const __m128 step = _mm_div_ps(_mm_mul_ps(_mm_set1_ps(learning_rate), m_hat),
+                                   _mm_sqrt_ps(_mm_add_ps(v_hat, _mm_set1_ps(epsilon))));
+    return _mm_sub_ps(w, step);
+  }
 #endif
 };
-
-#if defined(__SSE2__)
-// Two floats at `at` as two doubles, and back (unaligned, no aliasing assumptions).
-inline __m128d LoadTwo(const float* at) {
-  return _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(at))));
-}
-inline void StoreTwo(float* at, __m128d values) {
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(at), _mm_castps_si128(_mm_cvtpd_ps(values)));
-}
-
-inline __m128d SgdUpdate::Pair(size_t i, __m128d w) const {
-  return _mm_sub_pd(w, _mm_mul_pd(_mm_set1_pd(scale), LoadTwo(gradient + i)));
-}
-
-inline __m128d AdamUpdate::Pair(size_t i, __m128d w) const {
-  const __m128d g = LoadTwo(gradient + i);
-  const __m128d m = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(beta1), LoadTwo(adam_m + i)),
-                               _mm_mul_pd(_mm_set1_pd(1.0 - beta1), g));
-  const __m128d v = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(beta2), LoadTwo(adam_v + i)),
-                               _mm_mul_pd(_mm_mul_pd(_mm_set1_pd(1.0 - beta2), g), g));
-  StoreTwo(adam_m + i, m);
-  StoreTwo(adam_v + i, v);
-  const __m128d m_hat = _mm_div_pd(m, _mm_set1_pd(correction1));
-  const __m128d v_hat = _mm_div_pd(v, _mm_set1_pd(correction2));
-  const __m128d step = _mm_div_pd(_mm_mul_pd(_mm_set1_pd(learning_rate), m_hat),
-                                  _mm_sqrt_pd(_mm_add_pd(v_hat, _mm_set1_pd(epsilon))));
-  return _mm_sub_pd(w, step);
-}
-#endif
 
 // Applies `update` to elements [begin, end) of the trained slice `w`.
 template <typename Update>
@@ -104,12 +92,9 @@ void UpdateRange(const Update& shared_update, float* w, size_t begin, size_t end
   const Update update = shared_update;
   size_t i = begin;
 #if defined(__SSE2__)
-  for (; i + 2 <= end; i += 2) {
-    const __m128 after = _mm_cvtpd_ps(update.Pair(i, LoadTwo(w + i)));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(w + i), _mm_castps_si128(after));
-  }
+  for (; i + 4 <= end; i += 4) _mm_storeu_ps(w + i, update.Quad(i, _mm_loadu_ps(w + i)));
 #endif
-  for (; i < end; ++i) w[i] = static_cast<float>(update.Scalar(i, w[i]));
+  for (; i < end; ++i) w[i] = update.Scalar(i, w[i]);
 }
 
 // The norms' squares of a run of values in float lanes (engine/train/square_sums.h): element i
@@ -119,15 +104,6 @@ struct NormLanes {
   float weight[kNormLanes] = {};  // before²
   float update[kNormLanes] = {};  // (before - after)²
 };
-
-#if defined(__SSE2__)
-template <typename Update>
-inline __m128 UpdateFour(const Update& update, size_t i, __m128 before) {
-  const __m128 low = _mm_cvtpd_ps(update.Pair(i, _mm_cvtps_pd(before)));
-  const __m128 high = _mm_cvtpd_ps(update.Pair(i + 2, _mm_cvtps_pd(_mm_movehl_ps(before, before))));
-  return _mm_movelh_ps(low, high);
-}
-#endif
 
 // UpdateRange over whole runs of eight that also copies the values as they were to `before`
 // (indexed from `begin`) and sums the norms' squares into `lanes`, where the additions, in float
@@ -144,8 +120,8 @@ size_t UpdateRunsWithNorms(const Update& shared_update, float* w, size_t begin, 
     const __m128 before_low = _mm_loadu_ps(w + i), before_high = _mm_loadu_ps(w + i + 4);
     _mm_storeu_ps(before + (i - begin), before_low);
     _mm_storeu_ps(before + (i - begin) + 4, before_high);
-    const __m128 after_low = UpdateFour(update, i, before_low);
-    const __m128 after_high = UpdateFour(update, i + 4, before_high);
+    const __m128 after_low = update.Quad(i, before_low);
+    const __m128 after_high = update.Quad(i + 4, before_high);
     _mm_storeu_ps(w + i, after_low);
     _mm_storeu_ps(w + i + 4, after_high);
     weight_low = _mm_add_ps(weight_low, _mm_mul_ps(before_low, before_low));
@@ -164,7 +140,7 @@ size_t UpdateRunsWithNorms(const Update& shared_update, float* w, size_t begin, 
     for (size_t lane = 0; lane < kNormLanes; ++lane) {
       const float value = w[i + lane];
       before[i - begin + lane] = value;
-      const float after = static_cast<float>(update.Scalar(i + lane, value));
+      const float after = update.Scalar(i + lane, value);
       w[i + lane] = after;
       const float applied = value - after;
       lanes->weight[lane] += value * value;
@@ -227,7 +203,7 @@ Status ApplySgd(const SgdSettings& settings, uint32_t batch_size, const Paramete
     return Status::Error(StatusCode::kInvalidArgument, "sgd: batch size is 0");
   }
   UpdateSlice(p, norms,
-              SgdUpdate{static_cast<double>(settings.learning_rate) / batch_size, p.gradient});
+              SgdUpdate{settings.learning_rate / static_cast<float>(batch_size), p.gradient});
   return Status::Ok();
 }
 
@@ -246,9 +222,11 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
     return Status::Error(StatusCode::kInvalidArgument,
                          "adam: beta1 %g and beta2 %g must lie in [0, 1)", beta1, beta2);
   }
+  // The bias corrections once per step in double (a power of a number near 1); the update in float.
   UpdateSlice(p, norms,
-              AdamUpdate{beta1, beta2, correction1, correction2, settings.learning_rate,
-                         settings.epsilon, p.gradient, p.adam_m, p.adam_v});
+              AdamUpdate{settings.beta1, settings.beta2, static_cast<float>(correction1),
+                         static_cast<float>(correction2), settings.learning_rate, settings.epsilon,
+                         p.gradient, p.adam_m, p.adam_v});
   return Status::Ok();
 }
 

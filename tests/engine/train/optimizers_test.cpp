@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -181,9 +182,10 @@ TEST(UpdateNorms, WeightNormCoversEveryRowAndUpdateNormOnlyTheTrainedOnes) {
   EXPECT_EQ(again, w);
 }
 
-// The update runs two values at a time where the host allows and one at a time for the tail;
-// every element, at every position, must get the documented formula's bits, with and without the
-// norms being summed.
+// The update runs four values at a time where the host allows and one at a time for the tail;
+// every element, at every position, must get the documented formula's bits in float (as
+// onert-micro computes it), with and without the norms being summed, and stay within float
+// rounding of the same formula in double.
 TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
   const AdamSettings adam{0.01f, 0.9f, 0.999f, 1e-7f};
   for (size_t count : {1u, 2u, 7u, 64u, 1001u}) {
@@ -196,18 +198,25 @@ TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
         v[i] = 1e-6f * static_cast<float>(i % 3);
       }
       std::vector<float> want_w = w, want_m = m, want_v = v;
+      std::vector<double> double_w(count);
       const uint32_t step = 3;
+      const double b1 = adam.beta1, b2 = adam.beta2;
+      const float correction1 = static_cast<float>(1.0 - std::pow(b1, step));
+      const float correction2 = static_cast<float>(1.0 - std::pow(b2, step));
       for (size_t i = 0; i < count; ++i) {
-        const double b1 = adam.beta1, b2 = adam.beta2, gi = g[i];
-        const double mi = b1 * want_m[i] + (1.0 - b1) * gi;
-        const double vi = b2 * want_v[i] + (1.0 - b2) * gi * gi;
-        want_m[i] = static_cast<float>(mi);
-        want_v[i] = static_cast<float>(vi);
-        const double m_hat = mi / (1.0 - std::pow(b1, step));
-        const double v_hat = vi / (1.0 - std::pow(b2, step));
-        want_w[i] = static_cast<float>(want_w[i] -
-                                       static_cast<double>(adam.learning_rate) * m_hat /
-                                           std::sqrt(v_hat + static_cast<double>(adam.epsilon)));
+        const double gi = g[i];
+        const double mi = b1 * m[i] + (1.0 - b1) * gi;
+        const double vi = b2 * v[i] + (1.0 - b2) * gi * gi;
+        double_w[i] =
+            w[i] -
+            static_cast<double>(adam.learning_rate) * (mi / (1.0 - std::pow(b1, step))) /
+                std::sqrt(vi / (1.0 - std::pow(b2, step)) + static_cast<double>(adam.epsilon));
+        const float mf = adam.beta1 * want_m[i] + (1.0f - adam.beta1) * g[i];
+        const float vf = adam.beta2 * want_v[i] + ((1.0f - adam.beta2) * g[i]) * g[i];
+        want_m[i] = mf;
+        want_v[i] = vf;
+        want_w[i] = want_w[i] - (adam.learning_rate * (mf / correction1)) /
+                                    std::sqrt(vf / correction2 + adam.epsilon);
       }
       UpdateNorms norms;
       ASSERT_TRUE(
@@ -217,6 +226,9 @@ TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
         EXPECT_EQ(w[i], want_w[i]);
         EXPECT_EQ(m[i], want_m[i]);
         EXPECT_EQ(v[i], want_v[i]);
+        // The step is lr-sized; float keeps it to a few of its own rounding steps.
+        EXPECT_NEAR(w[i], double_w[i],
+                    1e-6 + 4 * std::numeric_limits<float>::epsilon() * std::fabs(double_w[i]));
       }
     }
   }

@@ -7,24 +7,22 @@
 
 namespace trainscope {
 
-TrainingBoardOptions BoardSimulator::BoardOptions(const SimulatorOptions& options) {
-  TrainingBoardOptions board;
-  board.training = options.training;
-  board.trainability = options.trainability;
-  board.name = "trainscope-board-sim";
-  board.exit_when_done = options.exit_when_done;
-  board.tx_buffer_bytes = options.tx_buffer_bytes;
-  board.log = options.log;
-  return board;
+namespace {
+
+TrainingBoardOptions NamedBoardOptions(TrainingBoardOptions options) {
+  options.name = "trainscope-board-sim";
+  return options;
 }
+
+}  // namespace
 
 BoardSimulator::BoardSimulator(Model* model, DataSet data, const SimulatorOptions& options,
                                BoardPort* port)
     : port_(port),
-      log_(options.log),
+      log_(options.board.log),
       line_(port, options.baud_rate, options.faults),
       start_ns_(MonotonicNowNs()),
-      board_(model, std::move(data), BoardOptions(options), this) {}
+      board_(model, std::move(data), NamedBoardOptions(options.board), this) {}
 
 BoardSimulator::~BoardSimulator() = default;
 

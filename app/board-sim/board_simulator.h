@@ -34,13 +34,9 @@
 namespace trainscope {
 
 struct SimulatorOptions {
-  TrainingOptions training;
-  TrainabilityConfig trainability;
-  uint32_t baud_rate = 0;  // 0: as fast as the port takes bytes
+  TrainingBoardOptions board;  // what it trains and how (its name is the simulator's own)
+  uint32_t baud_rate = 0;      // 0: as fast as the port takes bytes
   LineFaults faults;
-  bool exit_when_done = false;
-  size_t tx_buffer_bytes = 8192;  // the agent's TX ring, as a firmware would size it
-  FILE* log = stderr;             // progress and warnings (at most one line per second); or null
 };
 
 class BoardSimulator final : private BoardLayer {
@@ -64,8 +60,6 @@ class BoardSimulator final : private BoardLayer {
   bool TakeNewPeer() override { return port_->TakeNewPeer(); }
   bool LinkIdle() const override { return line_.idle(); }
   uint32_t NowMs() const override;
-
-  static TrainingBoardOptions BoardOptions(const SimulatorOptions& options);
 
   BoardPort* port_;
   FILE* log_;

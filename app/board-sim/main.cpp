@@ -88,7 +88,7 @@ Status ParseLinkOptions(const QCommandLineParser& parser, SimulatorOptions* opti
                                 &faults.disconnect_after));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("seed"), 0, UINT64_MAX, &faults.seed));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("tcp"), 0, 65535, tcp_port));
-  options->exit_when_done = parser.isSet(QStringLiteral("exit-when-done"));
+  options->board.exit_when_done = parser.isSet(QStringLiteral("exit-when-done"));
   return Status::Ok();
 }
 
@@ -120,8 +120,8 @@ int Main(const QStringList& arguments) {
   status = LoadTrainingRun(parser, &model, &setup, &data);
   if (status.ok()) status = CheckBatchFits(data, setup.options);
   if (!status.ok()) return Fail(status);
-  options.training = setup.options;
-  options.trainability = setup.trainability;
+  options.board.training = setup.options;
+  options.board.trainability = setup.trainability;
   if (firmware_source) {
     const QString path = parser.value(QStringLiteral("firmware-source"));
     const QString label = QFileInfo(parser.positionalArguments().value(0)).fileName();

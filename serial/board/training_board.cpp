@@ -9,6 +9,7 @@
 
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
+#include "serial/board/subgraph_names.h"
 #include "serial/board/trainability_change.h"
 
 namespace trainscope {
@@ -163,16 +164,7 @@ void TrainingBoard::PollThunk(void* self) {
 }
 
 const char* TrainingBoard::NameThunk(void* self, wire::NameKind kind, uint32_t id) {
-  const Subgraph& main = static_cast<TrainingBoard*>(self)->model_->graph().main();
-  int64_t tensor = id;
-  if (kind == wire::NameKind::kOperator) {
-    // Operators have no names in a circle file; their first output's name reads best.
-    if (id >= main.operators.size() || main.operators[id].outputs.empty()) return nullptr;
-    tensor = main.operators[id].outputs[0];
-  }
-  if (tensor < 0 || static_cast<size_t>(tensor) >= main.tensors.size()) return nullptr;
-  const std::string& name = main.tensors[static_cast<size_t>(tensor)].name;
-  return name.empty() ? nullptr : name.c_str();
+  return SubgraphName(static_cast<TrainingBoard*>(self)->model_->graph().main(), kind, id);
 }
 
 void TrainingBoard::BeforeBackwardStep(const BackwardStepEvent&) {

@@ -15,6 +15,7 @@
 
 #include "engine/plan/trainability.h"
 #include "serial/agent/agent.h"
+#include "serial/board/subgraph_names.h"
 
 namespace trainscope {
 namespace {
@@ -143,17 +144,7 @@ size_t TraceRecorder::WriteThunk(void* self, const uint8_t* data, size_t size) {
 
 const char* TraceRecorder::NameThunk(void* self, wire::NameKind kind, uint32_t id) {
   const Graph& graph = static_cast<TraceRecorder*>(self)->graph_;
-  if (graph.subgraphs.empty()) return nullptr;
-  const Subgraph& main = graph.main();
-  int64_t tensor = id;
-  if (kind == wire::NameKind::kOperator) {
-    // Operators have no names in a circle file; their first output's name reads best.
-    if (id >= main.operators.size() || main.operators[id].outputs.empty()) return nullptr;
-    tensor = main.operators[id].outputs[0];
-  }
-  if (tensor < 0 || static_cast<size_t>(tensor) >= main.tensors.size()) return nullptr;
-  const std::string& name = main.tensors[static_cast<size_t>(tensor)].name;
-  return name.empty() ? nullptr : name.c_str();
+  return graph.subgraphs.empty() ? nullptr : SubgraphName(graph.main(), kind, id);
 }
 
 Status TraceRecorder::openLocked() {

@@ -22,9 +22,18 @@ BoardSimulator::BoardSimulator(Model* model, DataSet data, const SimulatorOption
       log_(options.board.log),
       line_(port, options.baud_rate, options.faults),
       start_ns_(MonotonicNowNs()),
+      wait_for_desktop_(options.wait_for_desktop),
       board_(model, std::move(data), NamedBoardOptions(options.board), this) {}
 
 BoardSimulator::~BoardSimulator() = default;
+
+Status BoardSimulator::Run() {
+  if (wait_for_desktop_) {
+    if (log_) std::fprintf(log_, "waiting for a desktop before training\n");
+    board_.PollUntil([](void* port) { return static_cast<BoardPort*>(port)->connected(); }, port_);
+  }
+  return board_.Run();
+}
 
 uint32_t BoardSimulator::NowMs() const {
   return static_cast<uint32_t>((MonotonicNowNs() - start_ns_) / 1000000);

@@ -37,6 +37,7 @@ struct SimulatorOptions {
   TrainingBoardOptions board;  // what it trains and how (its name is the simulator's own)
   uint32_t baud_rate = 0;      // 0: as fast as the port takes bytes
   LineFaults faults;
+  bool wait_for_desktop = false;  // train only once a desktop is there
 };
 
 class BoardSimulator final : private BoardLayer {
@@ -48,8 +49,9 @@ class BoardSimulator final : private BoardLayer {
 
   // Initialises the trainer and the agent, then greets.
   Status Start() { return board_.Start(); }
-  // Trains, then serves commands. Returns only with exit_when_done (the training status).
-  Status Run() { return board_.Run(); }
+  // Trains (with wait_for_desktop: once a desktop is there), then serves commands. Returns only
+  // with exit_when_done (the training status).
+  Status Run();
 
   const LineStats& line_stats() const { return line_.stats(); }
 
@@ -68,6 +70,7 @@ class BoardSimulator final : private BoardLayer {
   size_t delivered_offset_ = 0;
   int64_t start_ns_ = 0;
   bool port_error_reported_ = false;
+  bool wait_for_desktop_ = false;
   TrainingBoard board_;
 };
 

@@ -40,6 +40,8 @@ void AddOptions(QCommandLineParser* parser) {
             "N");
   AddOption(parser, "seed", "Seed of the fault injection (default 1).", "N");
   AddOption(parser, "exit-when-done", "Exit once training is done instead of serving commands.");
+  AddOption(parser, "wait-for-desktop",
+            "Start training only once a desktop is there (TCP: connected; pty: it wrote).");
   AddOption(parser, "firmware-source",
             "Write the model, data and resolved training options as the firmware's embedded run "
             "(a C++ source for app/firmware) to FILE, then exit.",
@@ -89,6 +91,7 @@ Status ParseLinkOptions(const QCommandLineParser& parser, SimulatorOptions* opti
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("seed"), 0, UINT64_MAX, &faults.seed));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("tcp"), 0, 65535, tcp_port));
   options->board.exit_when_done = parser.isSet(QStringLiteral("exit-when-done"));
+  options->wait_for_desktop = parser.isSet(QStringLiteral("wait-for-desktop"));
   return Status::Ok();
 }
 

@@ -278,6 +278,10 @@ void TrainingBoard::Serve() {
   }
 }
 
+void TrainingBoard::PollUntil(bool (*done)(void* context), void* context) {
+  while (!done(context)) PollLink(kPausedPollMs);
+}
+
 void TrainingBoard::HaltWithError(const char* text) {
   if (!greeted_) Greet();  // a start that failed before greeting
   agent_->Log(wire::LogLevel::kError, text);

@@ -67,6 +67,9 @@ class TrainingBoard final : private ExecutionGate {
   // Replaces the training data; a firmware loads it after Start(), so that running out of memory
   // while copying it can still be reported to the desktop.
   void set_data(DataSet data);
+  // Answers the desktop (commands, heartbeats, greetings) without training until `done` says so:
+  // a simulator waiting for its first desktop.
+  void PollUntil(bool (*done)(void* context), void* context);
   // Trains, then serves commands. Returns only with exit_when_done (the training status).
   Status Run();
   // Says `text` as an error LOG (and on the log), then only answers the desktop, forever. For

@@ -100,6 +100,20 @@ TEST(BoardSimAttach, TheSimulatorReportsItsOwnAccountingOfTheMemoryItUsed) {
   EXPECT_EQ(bytes(memory, "total_bytes"), bytes(memory, "heap_peak_bytes"));
 }
 
+TEST(BoardSimAttach, WaitForDesktopKeepsAShortScheduleForTheFirstDesktop) {
+  // One epoch of the demo trains in well under a second: without waiting it would be over
+  // before the desktop came.
+  BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"), QStringLiteral("--epochs"),
+                       QStringLiteral("1"), QStringLiteral("--wait-for-desktop")});
+  ASSERT_TRUE(sim.started()) << sim.error().toStdString();
+  QThread::msleep(1500);
+  const int every_step = 60 * 6;  // 60 samples, 6 backward steps each
+  const CliResult attach =
+      Attach(sim.endpoint(), {QStringLiteral("--steps"), QString::number(every_step), kJson});
+  ExpectCleanRun(attach, every_step);
+  EXPECT_EQ(Field(attach, "optimizer_steps"), 60);
+}
+
 TEST(BoardSimAttach, ACorruptedLineStillDeliversStepsAndCountsBadFrames) {
   BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
                        QStringLiteral("--corrupt-rate"), QStringLiteral("0.001"),

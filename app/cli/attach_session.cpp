@@ -89,6 +89,7 @@ void AttachSession::OnRunState(const wire::RunStateMessage& state) {
   // The board repeats its state with every heartbeat under the same transition number.
   if (state.transition != 0 && state.transition == stats_.last_transition) return;
   stats_.last_transition = state.transition;
+  stats_.activity = state.activity;
   stats_.paused = state.state == wire::RunStateKind::kPaused;
   if (!stats_.paused) return;
   ++stats_.paused_reports;

@@ -50,7 +50,8 @@ struct AttachStats {
   uint64_t unanswered_commands = 0;  // given up on after CommandLedger::give_up_ms()
   std::string last_unanswered;       // "PAUSE (sent 12 times)"
   wire::MessageType last_unanswered_type = wire::MessageType::kPing;
-  uint32_t last_transition = 0;  // of the last RUN_STATE counted
+  uint32_t last_transition = 0;                                  // of the last RUN_STATE counted
+  wire::BoardActivity activity = wire::BoardActivity::kUnknown;  // as the last RUN_STATE said
   std::string last_log;
   std::string last_error;  // the last LOG at error level ("out of memory: ...")
   bool has_device_memory = false;

@@ -222,6 +222,7 @@ QJsonObject Summary(const AttachOptions& o, const AttachSession& session, double
       {QStringLiteral("protocol_version"),
        s.has_hello ? QJsonValue(static_cast<int>(s.hello.protocol_version)) : QJsonValue()},
       {QStringLiteral("paused"), s.paused},
+      {QStringLiteral("board_activity"), QLatin1String(wire::BoardActivityName(s.activity))},
       {QStringLiteral("link_lost"), link_lost},
       {QStringLiteral("seconds"), seconds}};
   if (o.script) {

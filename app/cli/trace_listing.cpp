@@ -102,12 +102,14 @@ void LinkJsonLines::OnLog(const wire::LogMessage& log) {
 
 void LinkJsonLines::OnRunState(const wire::RunStateMessage& state) {
   const bool paused = state.state == wire::RunStateKind::kPaused;
-  WriteJson(out_, {{QStringLiteral("type"), QStringLiteral("run_state")},
-                   {QStringLiteral("state"),
-                    paused ? QStringLiteral("paused") : QStringLiteral("running")},
-                   {QStringLiteral("reason"), QString::fromLatin1(PauseReasonKey(state.reason))},
-                   {QStringLiteral("op_index"), static_cast<qint64>(state.op_index)},
-                   {QStringLiteral("step"), static_cast<qint64>(state.optimizer_step)}});
+  WriteJson(
+      out_,
+      {{QStringLiteral("type"), QStringLiteral("run_state")},
+       {QStringLiteral("state"), paused ? QStringLiteral("paused") : QStringLiteral("running")},
+       {QStringLiteral("reason"), QString::fromLatin1(PauseReasonKey(state.reason))},
+       {QStringLiteral("op_index"), static_cast<qint64>(state.op_index)},
+       {QStringLiteral("step"), static_cast<qint64>(state.optimizer_step)},
+       {QStringLiteral("activity"), QLatin1String(wire::BoardActivityName(state.activity))}});
 }
 
 void LinkJsonLines::OnDeviceMemory(const wire::DeviceMemoryMessage& memory) {
@@ -210,8 +212,9 @@ void TextListing::OnAck(const wire::AckMessage& m) {
 }
 
 void TextListing::OnRunState(const wire::RunStateMessage& m) {
-  Line("%s (%s) op %u step %u", m.state == wire::RunStateKind::kPaused ? "paused" : "running",
-       wire::PauseReasonName(m.reason), m.op_index, m.optimizer_step);
+  Line("%s (%s) op %u step %u, %s", m.state == wire::RunStateKind::kPaused ? "paused" : "running",
+       wire::PauseReasonName(m.reason), m.op_index, m.optimizer_step,
+       wire::BoardActivityName(m.activity));
 }
 
 void TextListing::OnDeviceMemory(const wire::DeviceMemoryMessage& m) {

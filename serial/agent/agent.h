@@ -113,6 +113,12 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   void WaitWhilePaused();
 
   bool paused() const { return control_.paused(); }
+  // Says what the board's schedule is at (training, finished, waiting, halted): a RUN_STATE now
+  // and with every heartbeat after.
+  void SetActivity(wire::BoardActivity activity) {
+    control_.SetActivity(activity);
+    ReportRunState();
+  }
   bool TakeTrainabilityChange(TrainabilityChange* out) {
     return control_.TakeTrainabilityChange(out);
   }

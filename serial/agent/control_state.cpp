@@ -23,6 +23,14 @@ void ControlState::Pause(PauseReason reason, const RunStateMessage& detail) {
   state_changed_ = true;
 }
 
+void ControlState::SetActivity(wire::BoardActivity activity) {
+  if (state_.activity == activity) return;
+  state_.activity = activity;
+  ++state_.transition;
+  if (state_.transition == 0) state_.transition = 1;
+  state_changed_ = true;
+}
+
 void ControlState::Run(Mode mode) {
   const bool was_paused = paused();
   mode_ = mode;

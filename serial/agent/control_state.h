@@ -56,6 +56,8 @@ class ControlState {
   void OnMemorySummary(const MemorySummaryEvent& event);
 
   bool paused() const { return mode_ == Mode::kPaused; }
+  // The board's schedule stage; a change is a new run-state transition.
+  void SetActivity(wire::BoardActivity activity);
   // The current run state, numbered by its transition (the agent repeats it with heartbeats).
   const wire::RunStateMessage& run_state() const { return state_; }
   // Copies the run state into *out and returns true if it changed since the last call, so the

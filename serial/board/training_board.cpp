@@ -279,18 +279,22 @@ void TrainingBoard::Serve() {
 }
 
 void TrainingBoard::PollUntil(bool (*done)(void* context), void* context) {
+  agent_->SetActivity(wire::BoardActivity::kWaiting);
   while (!done(context)) PollLink(kPausedPollMs);
 }
 
 void TrainingBoard::HaltWithError(const char* text) {
-  if (!greeted_) Greet();  // a start that failed before greeting
-  agent_->Log(wire::LogLevel::kError, text);
+  if (!greeted_) Greet();                     // a start that failed before greeting
+  agent_->Log(wire::LogLevel::kError, text);  // first, so a desktop knows why when it hears
+  agent_->SetActivity(wire::BoardActivity::kHalted);
   if (options_.log) std::fprintf(options_.log, "error: %s\n", text);
   for (;;) PollLink(kPausedPollMs);
 }
 
 Status TrainingBoard::Run() {
+  agent_->SetActivity(wire::BoardActivity::kTraining);
   Status status = Train();
+  agent_->SetActivity(status.ok() ? wire::BoardActivity::kFinished : wire::BoardActivity::kHalted);
   if (status.ok()) {
     Log(wire::LogLevel::kInfo, "training finished after " +
                                    std::to_string(trainer_->optimizer_step()) + " optimizer steps");

@@ -208,7 +208,12 @@ bool EncodePayload(const RunStateMessage& message, ByteWriter* writer) {
   writer->I32(message.tensor);
   writer->F32(message.value);
   writer->U32(message.bytes);
-  if (message.transition != 0) writer->U32(message.transition);
+  if (message.transition != 0) {
+    writer->U32(message.transition);
+    if (message.activity != BoardActivity::kUnknown) {
+      writer->U8(static_cast<uint8_t>(message.activity));
+    }
+  }
   return writer->ok();
 }
 
@@ -224,8 +229,14 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, RunStateMessage* ou
   out->value = reader.F32();
   out->bytes = reader.U32();
   // `transition` was appended later: an older board's report ends before it.
-  out->transition = reader.ok() && reader.remaining() >= sizeof(uint32_t) ? reader.U32() : 0;
-  return Finish(reader, state <= 1 && reason < kPauseReasonCount);
+  const bool numbered = reader.ok() && reader.remaining() >= sizeof(uint32_t);
+  out->transition = numbered ? reader.U32() : 0;
+  // So was `activity`, after it, and only ever with a transition number (the encoder writes
+  // neither for transition 0, so neither is read then).
+  const uint8_t activity =
+      out->transition != 0 && reader.ok() && reader.remaining() >= 1 ? reader.U8() : 0;
+  out->activity = static_cast<BoardActivity>(activity);
+  return Finish(reader, state <= 1 && reason < kPauseReasonCount && activity < kBoardActivityCount);
 }
 
 bool EncodePayload(const DeviceMemoryMessage& message, ByteWriter* writer) {

@@ -85,7 +85,23 @@ bool operator==(const RunStateMessage& a, const RunStateMessage& b) {
   return a.state == b.state && a.reason == b.reason && a.op_index == b.op_index &&
          a.optimizer_step == b.optimizer_step && a.tensor == b.tensor &&
          std::memcmp(&a.value, &b.value, sizeof a.value) == 0 && a.bytes == b.bytes &&
-         a.transition == b.transition;
+         a.transition == b.transition && a.activity == b.activity;
+}
+
+const char* BoardActivityName(BoardActivity activity) {
+  switch (activity) {
+    case BoardActivity::kUnknown:
+      return "unknown";
+    case BoardActivity::kTraining:
+      return "training";
+    case BoardActivity::kFinished:
+      return "finished";
+    case BoardActivity::kWaiting:
+      return "waiting";
+    case BoardActivity::kHalted:
+      return "halted";
+  }
+  return "unknown";
 }
 
 uint32_t DeviceMemoryTotal(const DeviceMemoryMessage& message) {

@@ -130,6 +130,17 @@ enum class PauseReason : uint8_t {
 inline constexpr uint8_t kPauseReasonCount = 7;
 const char* PauseReasonName(PauseReason reason);
 
+// What the board is doing apart from pausing: its training schedule's stage.
+enum class BoardActivity : uint8_t {
+  kUnknown = 0,   // an older board, which does not say
+  kTraining = 1,  // working through its schedule
+  kFinished = 2,  // the schedule is done; it answers commands and trains no more
+  kWaiting = 3,   // not training yet: waiting for a desktop
+  kHalted = 4,    // stopped by an error it cannot continue from (its LOG says which)
+};
+inline constexpr uint8_t kBoardActivityCount = 5;
+const char* BoardActivityName(BoardActivity activity);  // "training", "finished", ...
+
 // Sent whenever the board starts or stops waiting, so the desktop shows why it stopped.
 struct RunStateMessage {
   RunStateKind state = RunStateKind::kRunning;
@@ -143,6 +154,8 @@ struct RunStateMessage {
   // with every HEARTBEAT, under the same number, so a desktop recovers a lost report and tells a
   // repeat from a new pause. 0: an older board that sends only changes and no number.
   uint32_t transition = 0;
+  // Appended after `transition` (only with a transition number): training, finished, ...
+  BoardActivity activity = BoardActivity::kUnknown;
 };
 
 enum class MemorySource : uint8_t {

@@ -17,7 +17,7 @@ constexpr TypeInfo kTypes[] = {
     {MessageType::kLog, "LOG", 202},
     {MessageType::kHeartbeat, "HEARTBEAT", 16},
     {MessageType::kAck, "ACK", 4},
-    {MessageType::kRunState, "RUN_STATE", 26},
+    {MessageType::kRunState, "RUN_STATE", 27},
     {MessageType::kDeviceMemory, "DEVICE_MEMORY", 33},
     {MessageType::kSample, "SAMPLE", 13},
     {MessageType::kOptimizerStep, "OPTIMIZER_STEP", 12},

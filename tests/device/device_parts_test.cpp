@@ -290,6 +290,26 @@ class DevicePartsTest : public QObject {
     app.controller.disconnectDevice();
   }
 
+  // A board that finished its schedule is a stopped session on a live link: the window keeps the
+  // connection and its health, and Pause has nothing to act on.
+  void aFinishedBoardStaysConnectedInTheWindow() {
+    testing::BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
+                                  QStringLiteral("--epochs"), QStringLiteral("1"),
+                                  QStringLiteral("--wait-for-desktop")});
+    QVERIFY2(sim.started(), qPrintable(sim.error()));
+    DeviceWindow app;
+    QVERIFY(app.controller.connectTo(sim.endpoint()).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(app.controller.source()->health().backward_steps == 360, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(app.controller.source()->state(), EventSource::State::kStopped,
+                              10000);
+    QTest::qWait(1200);
+    QVERIFY(app.controller.source()->isOpen());
+    QCOMPARE(app.window.eventSource(), app.controller.source());
+    QTRY_COMPARE_WITH_TIMEOUT(app.controller.healthPanel()->valueText(QStringLiteral("State")),
+                              QStringLiteral("connected"), 3000);
+    app.controller.disconnectDevice();
+  }
+
   // The board trains the last two operators; once it announces, the layers panel shows a
   // configuration that trains the same weights, not the default.
   void theLayersPanelShowsTheTrainedSetTheBoardAnnounced() {

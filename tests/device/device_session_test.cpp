@@ -266,6 +266,37 @@ class DeviceSessionTest : public QObject {
     QCOMPARE(errors.count(), 0);
   }
 
+  // A board says where its schedule is: waiting for a desktop, training, finished. A finished
+  // board is a stopped session (nothing to pause), and the store says how it ended.
+  void aFinishedBoardIsStoppedAndSaysHowItEnded() {
+    BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"), QStringLiteral("--epochs"),
+                         QStringLiteral("1"), QStringLiteral("--wait-for-desktop")});
+    QVERIFY2(sim.started(), qPrintable(sim.error()));
+    auto store = std::make_shared<SessionStore>();
+    DeviceEventSource source(store);
+    QSignalSpy states(&source, &EventSource::stateChanged);
+    QVERIFY(source.open(sim.endpoint()).ok());
+    // Training 60 samples takes a few milliseconds: running, then stopped once finished.
+    QTRY_VERIFY_WITH_TIMEOUT(StoreHasMessage(*store, QStringLiteral("board finished training")),
+                             kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(source.state(), State::kStopped, kWaitMs);
+    bool ran = false;
+    for (const QList<QVariant>& change : states) {
+      ran = ran || change.at(0).value<State>() == State::kRunning;
+    }
+    QVERIFY(ran);
+    QTRY_VERIFY_WITH_TIMEOUT(StoreHasMessage(*store, QStringLiteral("board finished training: 60 "
+                                                                    "optimizer steps, last loss ")),
+                             kWaitMs);
+    QCOMPARE(source.health().backward_steps, uint64_t{60 * 6});
+    // Stopped training, not a lost link: the board still answers.
+    QTest::qWait(1500);
+    QVERIFY(source.isOpen());
+    QVERIFY(source.health().connected);
+    QVERIFY(source.health().heartbeats >= 1);
+    source.close();
+  }
+
   void commandsWithoutALinkFailAtOnce() {
     DeviceEventSource source(std::make_shared<SessionStore>());
     QSignalSpy errors(&source, &EventSource::errorOccurred);

@@ -55,6 +55,7 @@ class Capture final : public TrainingObserver, public LinkHandler {
   void OnHeartbeat(const HeartbeatMessage& m) override { Keep(m); }
   void OnAck(const AckMessage& m) override { Keep(m); }
   void OnRunState(const RunStateMessage& m) override { Keep(m); }
+  void OnDeviceMemory(const DeviceMemoryMessage& m) override { Keep(m); }
   void OnCommand(const BasicCommand& m) override { Keep(m); }
   void OnSetBreakpoint(const SetBreakpointCommand& m) override { Keep(m); }
   void OnSetTrainability(const SetTrainabilityCommand& m) override { Keep(m); }
@@ -185,6 +186,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   RoundTrip<HeartbeatMessage>(payload, payload_size);
   RoundTrip<AckMessage>(payload, payload_size);
   RoundTrip<RunStateMessage>(payload, payload_size);
+  RoundTrip<DeviceMemoryMessage>(payload, payload_size);
   RoundTrip<SetBreakpointCommand>(payload, payload_size);
   RoundTrip<SetTrainabilityCommand>(payload, payload_size);
   RoundTrip<SampleEvent>(payload, payload_size);

@@ -99,7 +99,8 @@ TEST(MessageRoundTrip, LargestPayloadsMatchTheSizeTable) {
     } else if (auto* log = std::get_if<LogMessage>(&m)) {
       log->text.Assign(std::string(kMaxLogTextBytes, 't').c_str());
     } else if (auto* state = std::get_if<RunStateMessage>(&m)) {
-      state->transition = 7;  // the appended field is written only when the board numbers them
+      state->transition = 7;  // the appended fields are written only when the board numbers them
+      state->activity = BoardActivity::kFinished;
     }
     EXPECT_EQ(PayloadOf(m).size(), MaxPayloadSize(MessageTypeOf(m))) << Describe(m);
   }
@@ -122,6 +123,30 @@ TEST(MessageRoundTrip, EveryShorterPayloadIsReportedTruncated) {
           << Describe(m) << " cut at " << cut;
     }
   }
+}
+
+TEST(MessageRoundTrip, RunStateCarriesTheBoardsActivityAndAnOlderBoardsSaysNone) {
+  RunStateMessage state;
+  state.transition = 9;
+  state.activity = BoardActivity::kFinished;
+  state.optimizer_step = 600;
+  std::vector<uint8_t> payload = PayloadOf(state);
+  ASSERT_EQ(payload.size(), 27u);
+  EXPECT_EQ(payload[26], 2);
+  Message decoded;
+  ASSERT_EQ(DecodeBytes(MessageType::kRunState, payload, &decoded), DecodeStatus::kOk);
+  EXPECT_TRUE(std::get<RunStateMessage>(decoded) == state);
+  payload.pop_back();  // a board from before the activity field
+  ASSERT_EQ(DecodeBytes(MessageType::kRunState, payload, &decoded), DecodeStatus::kOk);
+  EXPECT_EQ(std::get<RunStateMessage>(decoded).activity, BoardActivity::kUnknown);
+  EXPECT_EQ(std::get<RunStateMessage>(decoded).transition, 9u);
+  payload.push_back(kBoardActivityCount);
+  EXPECT_EQ(DecodeBytes(MessageType::kRunState, payload, &decoded), DecodeStatus::kInvalidValue);
+  // A transition of 0 is "not numbered": what follows it is not an activity (the fuzzer's case).
+  payload[22] = payload[23] = payload[24] = payload[25] = 0;
+  payload[26] = 2;
+  ASSERT_EQ(DecodeBytes(MessageType::kRunState, payload, &decoded), DecodeStatus::kOk);
+  EXPECT_EQ(std::get<RunStateMessage>(decoded).activity, BoardActivity::kUnknown);
 }
 
 TEST(MessageRoundTrip, DeviceMemoryHasTheDocumentedBytesAndRefusesAnUnknownSource) {

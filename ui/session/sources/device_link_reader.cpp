@@ -400,11 +400,50 @@ void DeviceEventSource::Reader::OnRunState(const wire::RunStateMessage& state) {
   if (state.transition != 0 && state.transition == last_transition_) return;
   last_transition_ = state.transition;
   Publish();  // the store holds every event before the state change when the GUI hears of it
+  if (state.activity != activity_) {
+    activity_ = state.activity;
+    ReportActivity(state);
+  }
+  if (state.activity == wire::BoardActivity::kFinished ||
+      state.activity == wire::BoardActivity::kHalted ||
+      state.activity == wire::BoardActivity::kWaiting) {
+    owner_->setState(State::kStopped);  // nothing to pause or step until it trains again
+    return;
+  }
   if (state.state != wire::RunStateKind::kPaused) {
     owner_->setState(State::kRunning);
     return;
   }
   BreakpointPause(state);
+}
+
+void DeviceEventSource::Reader::OnLoss(const LossEvent& event) {
+  last_loss_ = event.value;
+  has_loss_ = true;
+  EventCollector::OnLoss(event);
+}
+
+void DeviceEventSource::Reader::ReportActivity(const wire::RunStateMessage& state) {
+  switch (state.activity) {
+    case wire::BoardActivity::kFinished: {
+      QString text =
+          QStringLiteral("board finished training: %1 optimizer steps").arg(state.optimizer_step);
+      if (has_loss_) text += QStringLiteral(", last loss %1").arg(static_cast<double>(last_loss_));
+      Message(MessageLevel::kInfo, text);
+      break;
+    }
+    case wire::BoardActivity::kHalted:
+      Message(MessageLevel::kError,
+              QStringLiteral("board stopped at optimizer step %1 (its log says why)")
+                  .arg(state.optimizer_step));
+      break;
+    case wire::BoardActivity::kWaiting:
+      Message(MessageLevel::kInfo, QStringLiteral("board idle: it starts training once connected"));
+      break;
+    case wire::BoardActivity::kTraining:
+    case wire::BoardActivity::kUnknown:
+      break;
+  }
 }
 
 void DeviceEventSource::Reader::BreakpointPause(const wire::RunStateMessage& state) {

@@ -45,6 +45,7 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   void OnLog(const wire::LogMessage& log) override;
   void OnHeartbeat(const wire::HeartbeatMessage& heartbeat) override;
   void OnDeviceMemory(const wire::DeviceMemoryMessage& memory) override;
+  void OnLoss(const LossEvent& event) override;
   void OnAck(const wire::AckMessage& ack) override;
   void OnRunState(const wire::RunStateMessage& state) override;
 
@@ -64,6 +65,8 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   Status RequestAnnouncementAgain(Clock::time_point now);
   void UpdateHealth(Clock::time_point now);
   void Publish();
+  // A status message when the board's schedule changed stage (finished, halted, waiting).
+  void ReportActivity(const wire::RunStateMessage& state);
   void Message(MessageLevel level, const QString& text);
   void Refused(const QString& text);
 
@@ -81,6 +84,9 @@ class DeviceEventSource::Reader final : public EventCollector, public wire::Link
   uint32_t agent_drops_ = 0;
   uint64_t heartbeats_ = 0;
   bool has_device_memory_ = false;
+  wire::BoardActivity activity_ = wire::BoardActivity::kUnknown;  // as last reported
+  float last_loss_ = 0.0f;
+  bool has_loss_ = false;
   wire::DeviceMemoryMessage device_memory_;
   uint32_t reconnects_ = 0;
   uint32_t last_transition_ = 0;  // of the last RUN_STATE acted on; 0 after (re)connecting

@@ -13,6 +13,7 @@
 namespace trainscope {
 namespace {
 
+// Formats of at most 159 characters: the generator's own fixed texts and numbers.
 void AppendF(std::string* out, const char* format, ...) __attribute__((format(printf, 2, 3)));
 void AppendF(std::string* out, const char* format, ...) {
   char buffer[160];
@@ -47,11 +48,19 @@ void AppendFloats(std::string* out, const char* name, const float* values, size_
   out->append("\n};\n");
 }
 
+// `text` as printable ASCII (anything else becomes '?'), so a file name can end neither a
+// comment nor a string literal early.
+std::string Printable(const QString& text) {
+  std::string out;
+  for (const char c : text.toStdString()) out += (c >= 0x20 && c < 0x7F) ? c : '?';
+  return out;
+}
+
 std::string CString(const QString& text) {
   std::string out = "\"";
-  for (const char c : text.toStdString()) {
+  for (const char c : Printable(text)) {
     if (c == '"' || c == '\\') out += '\\';
-    out += (c >= 0x20 && c < 0x7F) ? c : '?';
+    out += c;
   }
   return out + "\"";
 }
@@ -66,8 +75,9 @@ std::string FirmwareSourceText(const QString& label, const Model& model, const T
   out.append("// SPDX-License-Identifier: Apache-2.0\n");
   out.append(
       "// The run this firmware trains, written by trainscope-board-sim --firmware-source.\n");
-  AppendF(&out, "// Model %s: %zu bytes, hash %016" PRIx64 ".\n", label.toStdString().c_str(),
-          bytes.size(), wire::ModelHash(bytes.data(), bytes.size()));
+  out.append("// Model ").append(Printable(label));  // unbounded: not through AppendF
+  AppendF(&out, ": %zu bytes, hash %016" PRIx64 ".\n", bytes.size(),
+          wire::ModelHash(bytes.data(), bytes.size()));
   out.append("#include <cstdint>\n#include <limits>\n\n");
   out.append("#include \"app/firmware/common/embedded_run.h\"\n\n");
   out.append("namespace trainscope::firmware {\nnamespace {\n\n");

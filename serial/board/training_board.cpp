@@ -41,15 +41,12 @@ uint64_t DataSetBytes(const DataSet& data) {
 
 TrainingBoard::TrainingBoard(Model* model, DataSet data, const TrainingBoardOptions& options,
                              BoardLayer* layer)
-    : model_(model), data_(std::move(data)), options_(options), layer_(layer) {
-  data_bytes_ = ClampToU32(DataSetBytes(data_));
-}
+    : model_(model), data_(std::move(data)), options_(options), layer_(layer) {}
 
 TrainingBoard::~TrainingBoard() = default;
 
 void TrainingBoard::set_data(DataSet data) {
   data_ = std::move(data);
-  data_bytes_ = ClampToU32(DataSetBytes(data_));
   if (agent_) ReportMemory(true);
 }
 
@@ -121,7 +118,7 @@ wire::DeviceMemoryMessage TrainingBoard::DeviceMemory() const {
   } else {
     memory.model_bytes = ClampToU32(model_->bytes().size());
   }
-  memory.data_bytes = data_bytes_;
+  memory.data_bytes = ClampToU32(DataSetBytes(data_));
   memory.agent_bytes = ClampToU32(sizeof(Agent) + tx_storage_.size());
   MeasuredMemory measured;
   if (layer_->MeasureMemory(&measured)) {

@@ -101,7 +101,6 @@ class TrainingBoard final : private ExecutionGate {
   TrainingBoardOptions options_;
   BoardLayer* layer_;
   uint64_t model_hash_ = 0;
-  uint32_t data_bytes_ = 0;
   uint32_t last_memory_report_ms_ = 0;
   bool greeted_ = false;
 

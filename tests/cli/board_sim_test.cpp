@@ -10,11 +10,15 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
+#include "app/board-sim/firmware_source.h"
 #include "app/board-sim/simulated_line.h"
-#include "serial/board/trainability_change.h"
 #include "engine/model/model.h"
+#include "serial/board/trainability_change.h"
 #include "serial/protocol/frame_encoder.h"
 #include "serial/protocol/message_router.h"
 #include "serial/transport/tcp_transport.h"
@@ -314,6 +318,65 @@ TEST(BoardSimProtocol, ATrainabilityChangeIsAppliedAtTheNextOptimizerStep) {
   for (int k = 0; k < 6; ++k) EXPECT_EQ(watcher.announce_.ops[k].trainable, k == 4) << "op " << k;
   ASSERT_GE(watcher.ops_after.size(), 30u);
   for (uint32_t op : watcher.ops_after) EXPECT_GE(op, 4u);  // only the last two ops run backward
+}
+
+}  // namespace
+}  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+// The floats of `const float NAME[] = { ... };` in a generated source, read back with strtof.
+std::vector<float> FloatsOf(const std::string& source, const std::string& name) {
+  std::vector<float> values;
+  const size_t start = source.find("const float " + name + "[] = {");
+  if (start == std::string::npos) return values;
+  const size_t open = source.find('{', start);
+  const size_t close = source.find("};", open);
+  const char* at = source.c_str() + open + 1;
+  const char* end = source.c_str() + close;
+  while (at < end) {
+    char* next = nullptr;
+    const float value = std::strtof(at, &next);
+    if (next == at) {
+      ++at;
+      continue;
+    }
+    values.push_back(value);
+    at = next + 1;  // the 'f' suffix
+  }
+  return values;
+}
+
+TEST(FirmwareSource, FloatsComeBackBitForBitAndAFileNameCannotBreakTheSource) {
+  Model model;
+  ASSERT_TRUE(ReadModelFile(testing::DemoFile("demo.circle").toStdString(), &model).ok());
+  DataSet data;
+  data.sample_count = 2;
+  data.inputs = {{1.0f / 3.0f, -0.0f, 1e-40f, 3.4028235e38f, 7.0f, -2.5e-7f}};
+  data.targets = {0.0f, 1.0f};
+  TrainingSetup setup;
+  setup.options.learning_rate = 0.1f;
+  setup.trainability.op_ranks = {{3, TrainRank::kOnlyBias}};
+  const std::string source =
+      FirmwareSourceText(QStringLiteral("evil\n#error \"x\".circle"), model, setup, data);
+  for (const auto& [name, want] : {std::pair{std::string("kInput0"), data.inputs[0]},
+                                   std::pair{std::string("kTargets"), data.targets}}) {
+    const std::vector<float> got = FloatsOf(source, name);
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0) << name << " " << i;
+    }
+  }
+  // A name with a newline or quotes stays inside its comment and its string literal.
+  EXPECT_EQ(source.find("\n#error"), std::string::npos);
+  EXPECT_NE(source.find("\"evil?#error \\\"x\\\".circle, 2 samples"), std::string::npos);
+  EXPECT_NE(source.find("{3, static_cast<TrainRank>(1)}"), std::string::npos);
+  EXPECT_NE(source.find("const uint32_t kInputElements[] = {3u, };"), std::string::npos);
+  char first_bytes[64];
+  std::snprintf(first_bytes, sizeof first_bytes, " 0x%02x, 0x%02x, 0x%02x, 0x%02x,",
+                model.bytes()[0], model.bytes()[1], model.bytes()[2], model.bytes()[3]);
+  EXPECT_NE(source.find(first_bytes), std::string::npos);
 }
 
 }  // namespace

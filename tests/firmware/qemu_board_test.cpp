@@ -183,10 +183,12 @@ TEST(QemuBoard, TheNetduinoPlus2FirmwareTrainsWithinAnStm32F405) {
   SKIP_WITHOUT_QEMU();
   QemuBoard board(DemoRun(2), QStringLiteral("netduinoplus2"));
   ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
-  const CliResult attach = RunCli(
-      {QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"), QStringLiteral("100"),
-       QStringLiteral("--timeout"), QStringLiteral("60"), QStringLiteral("--json")},
-      90000);
+  const QString record = TempPath(QStringLiteral("netduinoplus2.tstrace"));
+  const CliResult attach =
+      RunCli({QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"),
+              QStringLiteral("100"), QStringLiteral("--timeout"), QStringLiteral("60"),
+              QStringLiteral("--record"), record, QStringLiteral("--json")},
+             90000);
   ASSERT_EQ(attach.exit_code, 0) << qPrintable(attach.err) << qPrintable(board.log());
   const QJsonObject summary = attach.json().object();
   EXPECT_EQ(summary.value(QStringLiteral("agent")).toString(),
@@ -196,8 +198,19 @@ TEST(QemuBoard, TheNetduinoPlus2FirmwareTrainsWithinAnStm32F405) {
   const QJsonObject memory = summary.value(QStringLiteral("device_memory")).toObject();
   EXPECT_EQ(Field(memory, "ram_bytes"), 192 * 1024);
   EXPECT_LE(Field(memory, "total_bytes"), 192 * 1024);
-  // The timer runs: durations are measured in emulated time.
-  EXPECT_NE(Field(summary, "backward_steps"), 0);
+  EXPECT_GE(Field(summary, "backward_steps"), 100);
+  // TIM2 runs: every backward step carries a duration from it, in emulated time.
+  const CliResult dump =
+      RunCli({QStringLiteral("trace"), QStringLiteral("dump"), record, QStringLiteral("--json")});
+  ASSERT_EQ(dump.exit_code, 0) << qPrintable(dump.err);
+  int steps = 0, timed = 0;
+  for (const QJsonObject& line : JsonLines(dump.out)) {
+    if (line.value(QStringLiteral("type")).toString() != QLatin1String("backward_step")) continue;
+    ++steps;
+    timed += Field(line, "duration_ns") > 0;
+  }
+  EXPECT_GE(steps, 100);
+  EXPECT_EQ(timed, steps);
 }
 
 // The demo's samples repeated `times` over, as files: the firmware copies its samples to RAM.

@@ -4,7 +4,10 @@
 // boundaries the debugger offers, and applies trainability changes at the next optimizer step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "tests/app/wait_for.h"
@@ -119,6 +122,136 @@ TEST_F(LocalSourceTest, TrainabilityChangeAppliesAtTheNextOptimizerStep) {
     }
     std::this_thread::sleep_for(1ms);
   }
+}
+
+// Keeps every loss a source publishes, in order.
+class LossRecorder final : public BatchRecorder {
+ public:
+  void record(const EventBatch& batch) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const LossEvent& loss : batch.losses) losses_.push_back(loss.value);
+  }
+  std::vector<float> losses() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return losses_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<float> losses_;
+};
+
+class LocalScheduleTest : public ::testing::Test {
+ protected:
+  // A short schedule: 3 epochs of 6 samples.
+  void Load(uint32_t epochs = 3) {
+    LocalSetup setup;
+    setup.options.optimizer = OptimizerKind::kAdam;
+    setup.options.learning_rate = 0.01f;
+    setup.options.loss = LossKind::kSparseCrossEntropy;
+    setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
+    setup.options.epochs = epochs;
+    setup.train = testing::ConvNetData(6);
+    ASSERT_TRUE(source_.load(testing::ConvNet(), setup, QStringLiteral("convnet")).ok());
+  }
+  std::vector<float> RunToTheEnd() {
+    auto recorder = std::make_shared<LossRecorder>();
+    source_.setRecorder(recorder);
+    source_.start();
+    EXPECT_TRUE(WaitFor([&] {
+      return source_.progress() == LocalEventSource::Progress::kFinished &&
+             source_.state() == EventSource::State::kStopped;
+    }));
+    return recorder->losses();
+  }
+  void TearDown() override { source_.stop(); }
+
+  std::shared_ptr<SessionStore> store_ = std::make_shared<SessionStore>();
+  LocalEventSource source_{store_};
+};
+
+TEST_F(LocalScheduleTest, RestartReproducesTheSameRunFromTheInitialWeights) {
+  Load();
+  const std::vector<float> first = RunToTheEnd();
+  ASSERT_EQ(first.size(), 18u);
+  EXPECT_EQ(source_.optimizerSteps(), 18u);
+  ASSERT_TRUE(source_.restart().ok());
+  EXPECT_EQ(source_.progress(), LocalEventSource::Progress::kFresh);
+  EXPECT_EQ(source_.optimizerSteps(), 0u);
+  EXPECT_EQ(store_->snapshot()->progress.last_optimizer_step, 0u) << "the store was cleared";
+  const std::vector<float> second = RunToTheEnd();
+  EXPECT_EQ(second, first) << "same weights, optimizer state and data order: the same losses";
+  const auto epoch_mean = [&first](size_t epoch) {
+    return std::accumulate(first.begin() + epoch * 6, first.begin() + epoch * 6 + 6, 0.0) / 6;
+  };
+  EXPECT_LT(epoch_mean(2), epoch_mean(0)) << "the run learns, so a no-op restart would differ";
+}
+
+TEST_F(LocalScheduleTest, AnotherScheduleAfterTheEndContinuesFromTheWeightsReached) {
+  Load(1);
+  const std::vector<float> first = RunToTheEnd();
+  ASSERT_EQ(first.size(), 6u);
+  const std::vector<float> second = RunToTheEnd();
+  ASSERT_EQ(second.size(), 6u);
+  EXPECT_NE(second, first) << "continuing trains on from the weights reached, not from the start";
+  EXPECT_EQ(source_.optimizerSteps(), 12u);
+}
+
+TEST_F(LocalScheduleTest, RunAfterStopStartsAgainFromTheInitialWeights) {
+  Load(1000);
+  auto recorder = std::make_shared<LossRecorder>();
+  source_.setRecorder(recorder);
+  source_.start();
+  ASSERT_TRUE(WaitFor([&] { return recorder->losses().size() >= 10; }));
+  source_.stop();
+  EXPECT_EQ(source_.progress(), LocalEventSource::Progress::kStopped);
+  const std::vector<float> stopped = recorder->losses();
+  bool restarted = false;
+  QObject::connect(&source_, &LocalEventSource::sessionRestarted, [&] { restarted = true; });
+  auto again = std::make_shared<LossRecorder>();
+  source_.start();
+  EXPECT_TRUE(restarted) << "Run after Stop begins a new session";
+  source_.setRecorder(again);  // restart() ended the first recording
+  ASSERT_TRUE(WaitFor([&] { return again->losses().size() >= 5; }));
+  source_.stop();
+  const std::vector<float> losses = again->losses();
+  ASSERT_GE(losses.size(), 5u);
+  // The recorder attached after start() may miss the first few losses; they line up from the
+  // start of the stopped run wherever they begin.
+  const auto match =
+      std::search(stopped.begin(), stopped.end(), losses.begin(), losses.begin() + 5);
+  EXPECT_NE(match, stopped.end()) << "the new run repeats the first run's losses";
+  EXPECT_LT(match - stopped.begin(), 6);
+}
+
+TEST_F(LocalScheduleTest, PaceHoldsTheStepRateAndStopCutsTheWaitShort) {
+  Load(1000);
+  source_.setStepsPerSecond(20.0);
+  source_.start();
+  std::this_thread::sleep_for(500ms);
+  const uint32_t steps = source_.optimizerSteps();
+  // A full-speed run takes microseconds per step; at 20 per second half a second holds about 10.
+  EXPECT_LE(steps, 12u);
+  EXPECT_GE(steps, 1u);
+  const auto before_stop = std::chrono::steady_clock::now();
+  source_.setStepsPerSecond(0.5);  // a two-second wait that stop must not sit out
+  std::this_thread::sleep_for(50ms);
+  source_.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before_stop, 1500ms);
+}
+
+TEST_F(LocalScheduleTest, WatchRatePacesEveryBackwardStep) {
+  Load(1000);
+  source_.setStepsPerSecond(2.0);  // 7 pace points per step: 6 backward steps and the update
+  source_.stepBackwardOp();
+  ASSERT_TRUE(WaitFor([&] { return source_.state() == EventSource::State::kPaused; }));
+  const auto begin = std::chrono::steady_clock::now();
+  source_.resume();
+  ASSERT_TRUE(WaitFor([&] { return store_->snapshot()->progress.done_ops.size() >= 3; }));
+  const auto elapsed = std::chrono::steady_clock::now() - begin;
+  // The third backward step ends at least one pace point (1/14 s) after the second.
+  EXPECT_GE(elapsed, 50ms);
+  EXPECT_EQ(source_.optimizerSteps(), 0u) << "the first step is still being watched";
 }
 
 }  // namespace

@@ -38,6 +38,13 @@ bool EventSource::setBreakpoints(const BreakpointSet&) {
   return false;
 }
 
+Status EventSource::restart() {
+  const QString message =
+      QStringLiteral("restarting is not supported by this source (%1)").arg(description());
+  Q_EMIT errorOccurred(message);
+  return Status::Error(StatusCode::kUnsupported, "%s", qPrintable(message));
+}
+
 QString StateName(EventSource::State state) {
   switch (state) {
     case EventSource::State::kStopped:

@@ -22,6 +22,7 @@
 #include <mutex>
 
 #include "engine/core/events.h"
+#include "engine/core/status.h"
 #include "engine/plan/trainability.h"
 #include "ui/session/breakpoints.h"
 #include "ui/session/session_store.h"
@@ -74,6 +75,10 @@ class EventSource : public QObject {
   // Replaces the breakpoints; a hit pauses the run and emits breakpointHit(). The default
   // answers errorOccurred("... not supported ...") and returns false.
   virtual bool setBreakpoints(const trainscope::BreakpointSet& breakpoints);
+  // Back to the initial weights with nothing trained, stopped. Only sources that own their
+  // training can (canRestart()); the default answers errorOccurred and an error status.
+  virtual bool canRestart() const { return false; }
+  virtual Status restart();
 
  Q_SIGNALS:
   void stateChanged(trainscope::EventSource::State state);

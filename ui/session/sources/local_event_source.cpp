@@ -39,6 +39,11 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
   void OnBackwardStep(const BackwardStepEvent& event) override {
     Add(event);
+    const double rate = owner_->stepsPerSecond();
+    if (!event.begin && rate > 0.0 && rate <= kWatchRate) {
+      Publish();  // the highlight must show the op while the pace holds it
+      owner_->pace(1.0 / owner_->pacedPointsPerStep());
+    }
     // Step backward op pauses once the step has run, as the board agent and a replay do: the
     // first step of a run and the last one of every sample are then visible too.
     if (!event.begin) owner_->reachBoundary(Boundary::kBackwardOp);
@@ -94,6 +99,7 @@ Status LocalEventSource::load(Model model, LocalSetup setup, const QString& name
   auto owned = std::make_unique<Model>(std::move(model));
   auto trainer = std::make_unique<Trainer>();
   TS_RETURN_IF_ERROR(trainer->Init(owned.get(), setup.options, setup.trainability));
+  initial_bytes_ = owned->bytes();
   model_ = std::move(owned);
   trainer_ = std::move(trainer);
   setup_ = std::move(setup);
@@ -112,7 +118,104 @@ Status LocalEventSource::load(Model model, LocalSetup setup, const QString& name
     bridge_->AddMessage(MessageLevel::kWarning, QString::fromStdString(warning));
   }
   bridge_->Publish();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    progress_ = Progress::kFresh;
+    completed_steps_ = 0;
+  }
   return Status::Ok();
+}
+
+Status LocalEventSource::rebuildFromInitialWeights() {
+  TrainabilityConfig config = setup_.trainability;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pending_trainability_) config = next_trainability_;
+  }
+  auto fresh = std::make_unique<Model>();
+  TS_RETURN_IF_ERROR(Model::FromBytes(initial_bytes_, fresh.get()));
+  auto trainer = std::make_unique<Trainer>();
+  TS_RETURN_IF_ERROR(trainer->Init(fresh.get(), setup_.options, config));
+  trainer->set_observer(bridge_.get());
+  trainer->set_gate(bridge_.get());
+  trainer_ = std::move(trainer);  // before the model it points into goes
+  model_ = std::move(fresh);
+  setup_.trainability = config;
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_trainability_ = false;
+  monitor_.setBreakpoints(monitor_.breakpoints());  // re-arms the budget for the new run
+  progress_ = Progress::kFresh;
+  completed_steps_ = 0;
+  return Status::Ok();
+}
+
+Status LocalEventSource::restart() {
+  if (!loaded()) {
+    Q_EMIT errorOccurred(QStringLiteral("no model is loaded"));
+    return Status::Error(StatusCode::kInvalidArgument, "no model is loaded");
+  }
+  stop();
+  Status status = rebuildFromInitialWeights();
+  if (!status.ok()) {
+    Q_EMIT errorOccurred(QString::fromUtf8(status.message()));
+    return status;
+  }
+  // The recording of the run that ended stays as it was; the restarted run is a new session.
+  setRecorder(nullptr);
+  store()->clear();
+  for (const std::string& warning : trainer_->warnings()) {
+    bridge_->AddMessage(MessageLevel::kWarning, QString::fromStdString(warning));
+  }
+  bridge_->AddMessage(MessageLevel::kInfo,
+                      QStringLiteral("restarted from the initial weights: optimizer state, data "
+                                     "order and step counters are back at the start"));
+  bridge_->Publish();
+  Q_EMIT sessionRestarted();
+  return Status::Ok();
+}
+
+LocalEventSource::Progress LocalEventSource::progress() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return progress_;
+}
+
+uint32_t LocalEventSource::optimizerSteps() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return completed_steps_;
+}
+
+void LocalEventSource::setStepsPerSecond(double rate) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    steps_per_second_.store(rate > 0.0 ? rate : 0.0, std::memory_order_relaxed);
+    next_pace_point_ = std::chrono::steady_clock::now();
+  }
+  wake_.notify_all();
+}
+
+double LocalEventSource::stepsPerSecond() const {
+  return steps_per_second_.load(std::memory_order_relaxed);
+}
+
+uint32_t LocalEventSource::pacedPointsPerStep() const {
+  const uint32_t backward_steps =
+      trainer_->selection().num_train_layers * setup_.options.batch_size;
+  return backward_steps + 1;  // and the optimizer step itself
+}
+
+bool LocalEventSource::pace(double fraction) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const double rate = stepsPerSecond();
+  if (rate <= 0.0) return !stop_requested_;
+  const auto interval = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(fraction / rate));
+  const auto now = std::chrono::steady_clock::now();
+  // Time spent paused, or training slower than the pace, is not made up later in a burst.
+  next_pace_point_ = std::max(next_pace_point_ + interval, now);
+  const auto until = next_pace_point_;
+  wake_.wait_until(lock, until,
+                   [&] { return stop_requested_ || !running_ || stepsPerSecond() != rate; });
+  return !stop_requested_;
 }
 
 QString LocalEventSource::description() const {
@@ -144,11 +247,14 @@ void LocalEventSource::startPausingAt(Boundary pause_at) {
     }
     worker_.join();  // the previous run finished its epochs
   }
+  if (progress() == Progress::kStopped && !restart().ok()) return;  // Stop ended that session
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_requested_ = false;
     running_ = true;
     pause_at_ = pause_at;
+    progress_ = Progress::kInProgress;
+    next_pace_point_ = std::chrono::steady_clock::now();
   }
   setState(State::kRunning);
   worker_ = std::thread([this] { run(); });
@@ -177,6 +283,7 @@ void LocalEventSource::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_requested_ = true;
+    if (progress_ == Progress::kInProgress) progress_ = Progress::kStopped;
   }
   wake_.notify_all();
   if (worker_.joinable()) worker_.join();
@@ -319,6 +426,17 @@ void LocalEventSource::run() {
       }
       status = applyPendingTrainability();
       if (status.ok()) status = trainer_->TrainStep(setup_.train, s * batch);
+      if (status.ok()) {
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          ++completed_steps_;
+        }
+        if (stepsPerSecond() > 0.0) {
+          bridge_->Publish();
+          const bool watching = stepsPerSecond() <= kWatchRate;
+          if (!pace(watching ? 1.0 / pacedPointsPerStep() : 1.0)) break;
+        }
+      }
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -335,6 +453,18 @@ void LocalEventSource::run() {
   if (!status.ok()) {
     bridge_->AddMessage(MessageLevel::kError, QString::fromUtf8(status.message()));
     Q_EMIT errorOccurred(QString::fromUtf8(status.message()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stop_requested_) {
+      progress_ = status.ok() ? Progress::kFinished : Progress::kStopped;
+      bridge_->AddMessage(
+          status.ok() ? MessageLevel::kInfo : MessageLevel::kWarning,
+          QStringLiteral("training %1 after %2 epoch(s), %3 optimizer step(s)")
+              .arg(status.ok() ? QStringLiteral("finished") : QStringLiteral("ended"))
+              .arg(trainer_->epoch())
+              .arg(completed_steps_));
+    }
   }
   bridge_->Publish();
   setState(State::kStopped);

@@ -12,6 +12,17 @@
 // and the trainer is rebuilt for the new selection (Adam's moments restart, as onert-micro's
 // reset does), and its new memory numbers arrive as a status message.
 //
+// A session runs its schedule (options.epochs) once. Stop ends it: the next start() begins again
+// from the initial weights, as restart() does. After the last epoch the session is finished and
+// start() trains another schedule from the weights reached (the window asks the user first).
+// restart() puts back what load() left - the initial weights, no optimizer state, counters at
+// zero, the same data order - clears the store, ends the recording (sessionRestarted() lets its
+// owner start a new one) and keeps the applied trainability, with a pending change applied.
+//
+// Pace (setStepsPerSecond): 0 trains at full speed; otherwise the worker waits between optimizer
+// steps, and at slow rates (kWatchRate and below) each backward step takes its share of the
+// interval, so the graph's highlight walks through the ops. Pause and stop cut a wait short.
+//
 // Breakpoints (setBreakpoints, any thread) are judged on the worker thread by a
 // BreakpointMonitor, and a hit pauses right where it was detected:
 //   op k             at the ExecutionGate before op k's backward step (op k has not run yet)
@@ -30,12 +41,15 @@
 
 #include <QString>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "engine/exec/trainer.h"
 #include "ui/session/breakpoints.h"
@@ -55,6 +69,16 @@ class LocalEventSource : public EventSource {
 
  public:
   static constexpr int kPublishIntervalMs = 30;
+  // At this many optimizer steps per second or fewer, backward steps are paced one by one.
+  static constexpr double kWatchRate = 10.0;
+
+  // Where the loaded session stands.
+  enum class Progress {
+    kFresh,       // nothing trained since load() or restart()
+    kInProgress,  // running or paused inside the schedule
+    kStopped,     // stopped before the schedule ended: the next start() restarts
+    kFinished,    // every epoch ran: the next start() trains another schedule from here
+  };
 
   explicit LocalEventSource(std::shared_ptr<SessionStore> store, QObject* parent = nullptr);
   ~LocalEventSource() override;
@@ -71,6 +95,14 @@ class LocalEventSource : public EventSource {
   uint64_t breakpointHitCount() const;
   std::optional<BreakpointHit> lastBreakpointHit() const;
   QString lastBreakpointReason() const;
+  Progress progress() const;
+  // Optimizer steps the loaded session has applied since load() or restart() (thread-safe).
+  uint32_t optimizerSteps() const;
+  // Epochs the last schedule covered when it finished, for "trained N epochs" prompts.
+  uint32_t scheduleEpochs() const { return setup_.options.epochs; }
+  void setStepsPerSecond(double rate);
+  double stepsPerSecond() const;
+  bool canRestart() const override { return loaded(); }
 
  public Q_SLOTS:
   void start() override;
@@ -82,6 +114,11 @@ class LocalEventSource : public EventSource {
   void stop() override;
   void setTrainability(uint32_t last_n, const std::map<uint16_t, TrainRank>& ranks) override;
   bool setBreakpoints(const BreakpointSet& breakpoints) override;
+  Status restart() override;
+
+ Q_SIGNALS:
+  // restart() ended the recording of the previous run (if one was attached).
+  void sessionRestarted();
 
  private:
   enum class Boundary { kNone, kBackwardOp, kSample, kBatch };
@@ -101,10 +138,18 @@ class LocalEventSource : public EventSource {
   // worker cannot run past it (or past many of them) before the request arrives.
   void startPausingAt(Boundary pause_at);
   Status applyPendingTrainability();
+  // Builds a trainer on a fresh copy of the initial model; the worker must not run.
+  Status rebuildFromInitialWeights();
+  // Worker thread: waits out `fraction` of one optimizer step's interval at the current pace.
+  // False: stop requested.
+  bool pace(double fraction);
+  // Backward steps per optimizer step of the current trainer (what the slow pace divides by).
+  uint32_t pacedPointsPerStep() const;
   // Worker thread: publishes what is pending, then tells the recorder the trainability in force.
   void announceTrainability();
 
   std::unique_ptr<Model> model_;
+  std::vector<uint8_t> initial_bytes_;  // the model as loaded, before any update
   LocalSetup setup_;
   QString name_;
   std::unique_ptr<Trainer> trainer_;
@@ -122,6 +167,10 @@ class LocalEventSource : public EventSource {
   uint64_t hit_count_ = 0;
   std::optional<BreakpointHit> last_hit_;
   QString last_hit_reason_;
+  Progress progress_ = Progress::kFresh;
+  uint32_t completed_steps_ = 0;
+  std::atomic<double> steps_per_second_{0.0};
+  std::chrono::steady_clock::time_point next_pace_point_;
 };
 
 }  // namespace trainscope

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/gui/app_controller.h"
 
+#include <QActionGroup>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QCryptographicHash>
 #include <QDir>
@@ -8,7 +10,9 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QSettings>
+#include <QToolBar>
 
+#include <algorithm>
 #include <random>
 
 #include "app/common/training_args.h"
@@ -16,6 +20,7 @@
 #include "engine/plan/onert_differences.h"
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
+#include "ui/session/app_settings.h"
 #include "ui/session/trainability.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
@@ -96,6 +101,51 @@ void AppController::createMenu() {
       tr("Choose the training data, optimizer, loss, batch size and epochs, then reload"));
   setup_action_->setEnabled(false);
   connect(setup_action_, &QAction::triggered, this, &AppController::showSetupDialog);
+
+  QMenu* speed_menu = menu->addMenu(tr("&Speed"));
+  auto* speed_group = new QActionGroup(speed_menu);
+  speed_box_ = new QComboBox(window_);
+  speed_box_->setObjectName(QStringLiteral("speedBox"));
+  speed_box_->setToolTip(tr("How fast the local engine trains, in optimizer steps per second; at "
+                            "%1 or fewer each backward step is shown in turn")
+                             .arg(LocalEventSource::kWatchRate));
+  for (double rate : SpeedChoices()) {
+    const QString text =
+        rate == 0.0 ? tr("Full speed")
+                    : (rate <= LocalEventSource::kWatchRate ? tr("%1 steps/s (watch)").arg(rate)
+                                                            : tr("%1 steps/s").arg(rate));
+    QAction* action = speed_menu->addAction(text);
+    action->setCheckable(true);
+    action->setData(rate);
+    speed_group->addAction(action);
+    connect(action, &QAction::triggered, this, [this, rate] { setStepsPerSecond(rate); });
+    speed_box_->addItem(text, rate);
+  }
+  connect(speed_box_, &QComboBox::activated, this,
+          [this](int index) { setStepsPerSecond(speed_box_->itemData(index).toDouble()); });
+  connect(this, &AppController::destroyed, speed_box_, &QObject::deleteLater);
+  window_->debugToolBar()->addSeparator();
+  window_->debugToolBar()->addWidget(speed_box_);
+  speed_menu_group_ = speed_group;
+  setStepsPerSecond(AppSettings().value(QStringLiteral("training/stepsPerSecond"), 0.0).toDouble());
+}
+
+const std::vector<double>& AppController::SpeedChoices() {
+  static const std::vector<double> choices{0.0, 200.0, 50.0, 10.0, 2.0};
+  return choices;
+}
+
+void AppController::setStepsPerSecond(double rate) {
+  const auto& choices = SpeedChoices();
+  // A remembered value that is not offered (an edited file) snaps to full speed.
+  if (std::find(choices.begin(), choices.end(), rate) == choices.end()) rate = 0.0;
+  steps_per_second_ = rate;
+  const int index =
+      static_cast<int>(std::find(choices.begin(), choices.end(), rate) - choices.begin());
+  speed_box_->setCurrentIndex(index);
+  speed_menu_group_->actions().at(index)->setChecked(true);
+  if (source_) source_->setStepsPerSecond(rate);
+  AppSettings().setValue(QStringLiteral("training/stepsPerSecond"), rate);
 }
 
 void AppController::openModel(const QString& path) {
@@ -269,6 +319,7 @@ Status AppController::load(const QString& model_path, Model model,
   SessionHost* host = window_->sessionHost();
   host->switchTo(nullptr);
   source_ = std::move(source);
+  source_->setStepsPerSecond(steps_per_second_);
   model_path_ = model_path;
   setup_ = setup;
   host->switchTo(source_.get());
@@ -377,7 +428,7 @@ QString SettingsGroup(const QString& model_path) {
 }  // namespace
 
 void AppController::RememberSetup(const QString& model_path, const TrainingSetupRequest& setup) {
-  QSettings settings;
+  QSettings settings = AppSettings();
   settings.beginGroup(SettingsGroup(model_path));
   const TrainingOptions& o = setup.options;
   settings.setValue(QStringLiteral("model"), QFileInfo(model_path).absoluteFilePath());
@@ -399,7 +450,7 @@ void AppController::RememberSetup(const QString& model_path, const TrainingSetup
 }
 
 bool AppController::RecallSetup(const QString& model_path, TrainingSetupRequest* setup) {
-  QSettings settings;
+  QSettings settings = AppSettings();
   settings.beginGroup(SettingsGroup(model_path));
   if (!settings.contains(QStringLiteral("optimizer"))) return false;
   // Enum values out of range (an edited file) fall back to the first kind; validation and the

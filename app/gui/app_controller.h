@@ -6,6 +6,10 @@
 // window: graph, layers panel estimates (exact plans, computed per edit), onert-micro difference
 // warnings per operator, recent files and File > Open.
 //
+// Training > Speed (and the Speed box in the Debug toolbar) paces the local engine in optimizer
+// steps per second, from full speed down to rates where each backward step can be watched; the
+// choice is remembered and applies to every session opened.
+//
 // Training > Set up training (Ctrl+T) opens a TrainingSetupDialog pre-filled with the running
 // setup; OK reloads the session with the new options and data (keeping the applied
 // trainability) and remembers the setup for that model in QSettings, so opening the model again
@@ -22,8 +26,11 @@
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 class QAction;
+class QActionGroup;
+class QComboBox;
 
 #include "app/common/training_args.h"
 #include "engine/core/status.h"
@@ -69,6 +76,11 @@ class AppController : public QObject {
   // and the message goes to the message list as well.
   Status applySetup(const TrainingSetupRequest& setup);
   QAction* setupAction() const { return setup_action_; }
+  // The speeds offered, in optimizer steps per second (0: full speed).
+  static const std::vector<double>& SpeedChoices();
+  void setStepsPerSecond(double rate);
+  double stepsPerSecond() const { return steps_per_second_; }
+  QComboBox* speedBox() const { return speed_box_; }
 
   // Remembered per model (absolute path) in QSettings.
   static void RememberSetup(const QString& model_path, const TrainingSetupRequest& setup);
@@ -101,6 +113,9 @@ class AppController : public QObject {
   QString model_path_;
   TrainingSetupRequest setup_;
   QAction* setup_action_ = nullptr;
+  QComboBox* speed_box_ = nullptr;
+  QActionGroup* speed_menu_group_ = nullptr;
+  double steps_per_second_ = 0.0;
 };
 
 }  // namespace trainscope

@@ -204,14 +204,30 @@ void TrainingBoard::ApplyTrainabilityChanges() {
   }
   if (!changed || !trainer_) return;
   Status status = trainer_->WriteWeightsToModel();
-  auto fresh = std::make_unique<Trainer>();
-  if (status.ok()) status = fresh->Init(model_, options_.training, next);
   if (!status.ok()) {
     Log(wire::LogLevel::kError,
         std::string("keeping the previous trainability: ") + status.message());
     return;
   }
-  fresh->set_progress(trainer_->optimizer_step(), trainer_->epoch());
+  // A board has no room for two plans at once: the old trainer goes before the new one is
+  // built, and a plan that cannot be built falls back to the one that ran.
+  const uint32_t optimizer_step = trainer_->optimizer_step();
+  const uint32_t epoch = trainer_->epoch();
+  trainer_.reset();
+  auto fresh = std::make_unique<Trainer>();
+  status = fresh->Init(model_, options_.training, next);
+  if (!status.ok()) {
+    Log(wire::LogLevel::kError,
+        std::string("keeping the previous trainability: ") + status.message());
+    next = options_.trainability;
+    fresh = std::make_unique<Trainer>();
+    status = fresh->Init(model_, options_.training, next);
+    if (!status.ok()) {
+      HaltWithError(status.message());
+      return;
+    }
+  }
+  fresh->set_progress(optimizer_step, epoch);
   fresh->set_observer(agent_.get());
   fresh->set_gate(this);
   trainer_ = std::move(fresh);

@@ -3,11 +3,16 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 
 namespace trainscope::testing {
 
 QString DemoFile(const char* name) {
   return QStringLiteral(TRAINSCOPE_DEMO_DIR) + QLatin1Char('/') + QLatin1String(name);
+}
+
+int DemoSampleCount() {
+  return static_cast<int>(QFileInfo(DemoFile("train_target.bin")).size() / sizeof(float));
 }
 
 QString FileHashHex(const QString& path) {

@@ -18,6 +18,8 @@
 namespace trainscope::testing {
 
 QString DemoFile(const char* name);
+// Training samples of the demo (its label file holds one float per sample).
+int DemoSampleCount();
 
 // FNV-1a 64 of a file's bytes as 16 hex digits, computed here independently of the protocol code.
 QString FileHashHex(const QString& path);

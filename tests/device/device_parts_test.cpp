@@ -299,7 +299,9 @@ class DevicePartsTest : public QObject {
     QVERIFY2(sim.started(), qPrintable(sim.error()));
     DeviceWindow app;
     QVERIFY(app.controller.connectTo(sim.endpoint()).ok());
-    QTRY_VERIFY_WITH_TIMEOUT(app.controller.source()->health().backward_steps == 360, 10000);
+    const uint64_t backward_steps = static_cast<uint64_t>(testing::DemoSampleCount()) * 6;
+    QTRY_VERIFY_WITH_TIMEOUT(app.controller.source()->health().backward_steps == backward_steps,
+                             10000);
     QTRY_COMPARE_WITH_TIMEOUT(app.controller.source()->state(), EventSource::State::kStopped,
                               10000);
     QTest::qWait(1200);

@@ -276,7 +276,7 @@ class DeviceSessionTest : public QObject {
     DeviceEventSource source(store);
     QSignalSpy states(&source, &EventSource::stateChanged);
     QVERIFY(source.open(sim.endpoint()).ok());
-    // Training 60 samples takes a few milliseconds: running, then stopped once finished.
+    // One epoch of the demo takes milliseconds: running, then stopped once finished.
     QTRY_VERIFY_WITH_TIMEOUT(StoreHasMessage(*store, QStringLiteral("board finished training")),
                              kWaitMs);
     QTRY_COMPARE_WITH_TIMEOUT(source.state(), State::kStopped, kWaitMs);
@@ -285,10 +285,13 @@ class DeviceSessionTest : public QObject {
       ran = ran || change.at(0).value<State>() == State::kRunning;
     }
     QVERIFY(ran);
-    QTRY_VERIFY_WITH_TIMEOUT(StoreHasMessage(*store, QStringLiteral("board finished training: 60 "
-                                                                    "optimizer steps, last loss ")),
-                             kWaitMs);
-    QCOMPARE(source.health().backward_steps, uint64_t{60 * 6});
+    const int samples = testing::DemoSampleCount();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        StoreHasMessage(*store, QStringLiteral("board finished training: %1 optimizer steps, last "
+                                               "loss ")
+                                    .arg(samples)),
+        kWaitMs);
+    QCOMPARE(source.health().backward_steps, static_cast<uint64_t>(samples * 6));
     // Stopped training, not a lost link: the board still answers.
     QTest::qWait(1500);
     QVERIFY(source.isOpen());

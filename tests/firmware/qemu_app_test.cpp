@@ -74,7 +74,8 @@ class QemuAppTest : public QObject {
     source.setTrainability(2, {});
     source.resume();
     const std::map<uint16_t, TrainRank> expected = {{output_layer, TrainRank::kAll}};
-    QTRY_VERIFY_WITH_TIMEOUT(source.announcedModel().trainedOps() == expected, kWaitMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(source.announcedModel().trainedOps() == expected,
+                              qPrintable(board.log()), kWaitMs);
     const uint64_t after = source.health().backward_steps;
     QTRY_VERIFY_WITH_TIMEOUT(source.health().backward_steps >= after + 12, kWaitMs);
     QCOMPARE(source.state(), State::kRunning);

@@ -133,15 +133,16 @@ TEST(QemuBoard, TrainsPausesStepsAndMeasuresItsMemoryAgainstThePlan) {
 
 TEST(QemuBoard, LossesEqualTheHostEngineForTheSameRun) {
   SKIP_WITHOUT_QEMU();
-  const int epochs = 3;
+  const int epochs = 2;
+  const int samples = testing::DemoSampleCount();
   QemuBoard board(DemoRun(epochs), QStringLiteral("mps2-an386"));
   ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
   const QString record = TempPath(QStringLiteral("qemu-losses.tstrace"));
-  // 3 epochs of 60 samples, 6 backward steps each: wait for all of them.
+  // Every sample walks 6 backward steps: wait for all of them.
   const CliResult attach =
       RunCli({QStringLiteral("attach"), board.endpoint(), QStringLiteral("--steps"),
-              QString::number(epochs * 60 * 6), QStringLiteral("--timeout"), QStringLiteral("90"),
-              QStringLiteral("--record"), record, QStringLiteral("--json")},
+              QString::number(epochs * samples * 6), QStringLiteral("--timeout"),
+              QStringLiteral("90"), QStringLiteral("--record"), record, QStringLiteral("--json")},
              120000);
   ASSERT_EQ(attach.exit_code, 0) << qPrintable(attach.err) << qPrintable(board.log());
   const CliResult dump =
@@ -154,7 +155,7 @@ TEST(QemuBoard, LossesEqualTheHostEngineForTheSameRun) {
 
   const auto board_losses = Losses(JsonLines(dump.out));
   const auto host_losses = Losses(JsonLines(ReadFile(events)));
-  ASSERT_EQ(board_losses.size(), static_cast<size_t>(epochs * 60));
+  ASSERT_EQ(board_losses.size(), static_cast<size_t>(epochs * samples));
   ASSERT_EQ(host_losses.size(), board_losses.size());
   // The board's libm (newlib's expf, logf) is not glibc's: a softmax probability near 1 can
   // differ in its last bits, and -log(p) turns that into a relative error that grows as the

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/controllers/replay_controller.h"
+#include "ui/session/app_settings.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -163,7 +164,7 @@ uint64_t ReplayController::recordingMaxBytes() const {
 }
 
 uint64_t ReplayController::RecordingMaxBytesSetting() {
-  const QSettings settings(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"));
+  const QSettings settings = AppSettings();
   bool ok = false;
   const qlonglong megabytes = settings.value(kMaxMegabytesKey).toLongLong(&ok);
   // Beyond 2^43 MiB the byte count would overflow; nobody means that.

@@ -79,6 +79,9 @@ class EventSource : public QObject {
   // training can (canRestart()); the default answers errorOccurred and an error status.
   virtual bool canRestart() const { return false; }
   virtual Status restart();
+  // Non-empty once the source ran its whole schedule and start() would train another one from
+  // the weights reached ("trained 3 epochs, 180 optimizer steps"): the window asks first.
+  virtual QString finishedSchedule() const { return QString(); }
 
  Q_SIGNALS:
   void stateChanged(trainscope::EventSource::State state);

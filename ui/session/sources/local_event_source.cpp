@@ -179,6 +179,14 @@ LocalEventSource::Progress LocalEventSource::progress() const {
   return progress_;
 }
 
+QString LocalEventSource::finishedSchedule() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (progress_ != Progress::kFinished) return QString();
+  return QStringLiteral("trained %1 epoch(s), %2 optimizer step(s)")
+      .arg(setup_.options.epochs)
+      .arg(completed_steps_);
+}
+
 uint32_t LocalEventSource::optimizerSteps() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return completed_steps_;

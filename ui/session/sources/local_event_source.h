@@ -98,11 +98,10 @@ class LocalEventSource : public EventSource {
   Progress progress() const;
   // Optimizer steps the loaded session has applied since load() or restart() (thread-safe).
   uint32_t optimizerSteps() const;
-  // Epochs the last schedule covered when it finished, for "trained N epochs" prompts.
-  uint32_t scheduleEpochs() const { return setup_.options.epochs; }
   void setStepsPerSecond(double rate);
   double stepsPerSecond() const;
   bool canRestart() const override { return loaded(); }
+  QString finishedSchedule() const override;
 
  public Q_SLOTS:
   void start() override;

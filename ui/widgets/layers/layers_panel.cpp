@@ -121,7 +121,11 @@ void LayersPanel::setGraph(const Graph& graph) {
   last_n_spin_->setRange(0, n);
   last_n_spin_->setValue(0);
   table_->resizeColumnsToContents();
+  const bool had_history = !undo_.empty() || !redo_.empty();
+  undo_.clear();
+  redo_.clear();
   updatePreview();
+  if (had_history) Q_EMIT applyHistoryChanged();
 }
 
 void LayersPanel::planMemoryOf(const Graph& graph, const TrainingOptions& options,
@@ -186,9 +190,39 @@ void LayersPanel::clearOpWarnings() {
 
 void LayersPanel::apply() {
   const TrainabilityConfig config = model_->pending();
-  model_->setApplied(config);
+  if (config == model_->applied()) return;
+  undo_.push_back(model_->applied());
+  redo_.clear();
+  applyConfig(config);
+  Q_EMIT applyHistoryChanged();
+}
+
+void LayersPanel::undoApply() {
+  if (undo_.empty()) return;
+  redo_.push_back(model_->applied());
+  const TrainabilityConfig config = undo_.back();
+  undo_.pop_back();
+  applyConfig(config);
+  Q_EMIT applyHistoryChanged();
+}
+
+void LayersPanel::redoApply() {
+  if (redo_.empty()) return;
+  undo_.push_back(model_->applied());
+  const TrainabilityConfig config = redo_.back();
+  redo_.pop_back();
+  applyConfig(config);
+  Q_EMIT applyHistoryChanged();
+}
+
+void LayersPanel::applyConfig(const TrainabilityConfig& config) {
+  setAppliedTrainability(config);
   updatePreview();
   Q_EMIT trainabilityApplied(config.num_train_layers, config.op_ranks);
+}
+
+bool LayersPanel::hasPendingChange() const {
+  return model_->pending() != model_->applied();
 }
 
 void LayersPanel::revert() {

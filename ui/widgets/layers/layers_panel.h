@@ -8,6 +8,8 @@
 //
 // Apply emits trainabilityApplied(last_n, ranks) - the owner forwards it to the EventSource,
 // which applies it at the next optimizer step - and Revert returns to the applied choice.
+// undoApply()/redoApply() step through the choices applied since the graph was set, each
+// re-applied the same way (applyHistoryChanged() tells when either becomes possible or not).
 //
 // "Export memory report…" (layers_panel_report.cpp) writes the pending choice's memory report in
 // any format of ui/report, the same bytes `trainscope-cli report` writes for it.
@@ -42,6 +44,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
@@ -96,6 +99,10 @@ class LayersPanel : public QWidget {
   void setAppliedTrainability(const TrainabilityConfig& config);
   const TrainabilityConfig& appliedTrainability() const;
   const TrainabilityConfig& pendingTrainability() const;
+  // The pending edit differs from the applied choice.
+  bool hasPendingChange() const;
+  bool canUndoApply() const { return !undo_.empty(); }
+  bool canRedoApply() const { return !redo_.empty(); }
   void setOpWarning(int op, const QString& text);
   void clearOpWarnings();
   // What "Save model with training metadata" starts from and writes.
@@ -139,6 +146,8 @@ class LayersPanel : public QWidget {
  public Q_SLOTS:
   void apply();
   void revert();
+  void undoApply();
+  void redoApply();
   void selectOps(const QList<int>& ops);
   // Starts the search for fitBudgetBytes() on a worker thread; ignored while one runs.
   void startFit();
@@ -151,9 +160,12 @@ class LayersPanel : public QWidget {
   // A search ended (its answer, if any, is already the pending choice); `fits` is false for
   // "nothing fits" and for a search error.
   void fitFinished(bool fits);
+  void applyHistoryChanged();
 
  private:
   void updatePreview();
+  // Makes `config` the applied choice and tells the owner, as Apply does.
+  void applyConfig(const TrainabilityConfig& config);
   Estimate estimate(const TrainabilityConfig& config) const;
   QString plan_note_;
   bool plan_training_ = true;
@@ -176,6 +188,8 @@ class LayersPanel : public QWidget {
   QString model_file_;
   TrainingOptions training_options_;
   bool selecting_ = false;
+  std::vector<TrainabilityConfig> undo_;  // earlier applied choices, newest last
+  std::vector<TrainabilityConfig> redo_;
 
   QSpinBox* fit_budget_spin_ = nullptr;
   QPushButton* fit_button_ = nullptr;

@@ -154,18 +154,33 @@ void MainWindow::createActions() {
   };
   run_action_ = make(style->standardIcon(QStyle::SP_MediaPlay), tr("&Run"),
                      QKeySequence(Qt::Key_F5), tr("Start training, or continue after a pause"));
-  pause_action_ = make(style->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), QKeySequence(),
-                       tr("Pause at the next event boundary"));
+  pause_action_ = make(style->standardIcon(QStyle::SP_MediaPause), tr("&Pause"),
+                       QKeySequence(Qt::Key_F6), tr("Pause at the next event boundary"));
   step_op_action_ =
       make(style->standardIcon(QStyle::SP_MediaSeekForward), tr("Step Backward &Op"),
            QKeySequence(Qt::Key_F10), tr("Run one backward step (one operator), then pause"));
   step_sample_action_ =
       make(style->standardIcon(QStyle::SP_MediaSkipForward), tr("Step &Sample"),
            QKeySequence(Qt::Key_F11), tr("Run to the end of the sample, then pause"));
-  step_batch_action_ = make(style->standardIcon(QStyle::SP_ArrowForward), tr("Step &Batch"),
-                            QKeySequence(), tr("Run to the next optimizer step, then pause"));
-  stop_action_ = make(style->standardIcon(QStyle::SP_MediaStop), tr("S&top"),
-                      QKeySequence(Qt::SHIFT | Qt::Key_F5), tr("Stop training"));
+  step_batch_action_ =
+      make(style->standardIcon(QStyle::SP_ArrowForward), tr("Step &Batch"),
+           QKeySequence(Qt::SHIFT | Qt::Key_F11), tr("Run to the next optimizer step, then pause"));
+  stop_action_ =
+      make(style->standardIcon(QStyle::SP_MediaStop), tr("S&top"),
+           QKeySequence(Qt::SHIFT | Qt::Key_F5), tr("Stop training; Run then starts over"));
+  restart_action_ =
+      make(style->standardIcon(QStyle::SP_BrowserReload), tr("R&estart"),
+           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+           tr("Start again from the initial weights, optimizer state and data order"));
+  connect(restart_action_, &QAction::triggered, this, &MainWindow::restartRun);
+  undo_trainability_action_ = make(QIcon(), tr("&Undo Trainability Change"), QKeySequence::Undo,
+                                   tr("Apply the previous trainable layers"));
+  redo_trainability_action_ = make(QIcon(), tr("&Redo Trainability Change"), QKeySequence::Redo,
+                                   tr("Apply the undone trainable layers again"));
+  connect(undo_trainability_action_, &QAction::triggered, layers_panel_, &LayersPanel::undoApply);
+  connect(redo_trainability_action_, &QAction::triggered, layers_panel_, &LayersPanel::redoApply);
+  connect(layers_panel_, &LayersPanel::applyHistoryChanged, this, &MainWindow::updateUndoActions);
+  updateUndoActions();
   connect(run_action_, &QAction::triggered, this, &MainWindow::runOrContinue);
   connect(pause_action_, &QAction::triggered, this, [this] {
     if (source_) source_->pause();
@@ -206,6 +221,9 @@ void MainWindow::createMenus() {
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   menus_[Menu::kEdit] = edit;
+  edit->addAction(undo_trainability_action_);
+  edit->addAction(redo_trainability_action_);
+  edit->addSeparator();
   edit->addAction(graph_view_->findAction());
 
   view_menu_ = menuBar()->addMenu(tr("&View"));
@@ -240,14 +258,16 @@ void MainWindow::createMenus() {
   debug->addAction(toggle_breakpoint_action_);
   debug->addSeparator();
   debug->addAction(stop_action_);
+  debug->addAction(restart_action_);
 
   QToolBar* toolbar = addToolBar(tr("Debug"));
+  debug_toolbar_ = toolbar;
   toolbar->setObjectName(QStringLiteral("debugToolbar"));
   toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   toolbar->addAction(open_action_);
   toolbar->addSeparator();
   for (QAction* action : {run_action_, pause_action_, step_op_action_, step_sample_action_,
-                          step_batch_action_, stop_action_}) {
+                          step_batch_action_, stop_action_, restart_action_}) {
     toolbar->addAction(action);
   }
   view_menu_->insertAction(view_menu_->actions().value(docks_.size()), toolbar->toggleViewAction());
@@ -316,6 +336,8 @@ QAction* MainWindow::action(Command command) const {
       return step_batch_action_;
     case Command::kStop:
       return stop_action_;
+    case Command::kRestart:
+      return restart_action_;
   }
   return nullptr;
 }

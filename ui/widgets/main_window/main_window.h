@@ -8,6 +8,13 @@
 // the owner's job, which then calls setGraph() and addRecentFile(). Colours follow the system
 // palette unless View > Theme overrides it.
 //
+// Starting a run asks before it surprises: F5 with a trainability edit not yet applied offers
+// to apply it, run as is or cancel; Run after a finished schedule offers another schedule from
+// the weights reached, a restart from the initial weights, or cancel. Debug > Restart
+// (Ctrl+Shift+F5) starts again from the initial weights for sources that can. Edit > Undo/Redo
+// Trainability Change walk back and forth through the choices applied in this session. The
+// questions go through prompt() so tests can answer them.
+//
 // Breakpoints: the Breakpoints dock edits them (op, NaN/Inf, gradient threshold, RAM budget
 // shared with the memory view), Debug > Toggle Breakpoint (F9) toggles the graph's selected ops,
 // and the graph marks them with a red dot. They go to the source, are kept per model path in
@@ -28,6 +35,7 @@
 #include <QPointer>
 #include <QStringList>
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -60,7 +68,11 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum class Command { kRun, kPause, kStepBackwardOp, kStepSample, kStepBatch, kStop };
+  enum class Command { kRun, kPause, kStepBackwardOp, kStepSample, kStepBatch, kStop, kRestart };
+  // Shows `text` with one button per choice and returns the index of the one taken, -1 for
+  // Cancel (always offered, and what Escape means).
+  using Prompt =
+      std::function<int(const QString& title, const QString& text, const QStringList& choices)>;
   enum class ThemeChoice { kSystem = 0, kLight, kDark };
   static constexpr int kMaxRecentFiles = 8;
 
@@ -87,6 +99,8 @@ class MainWindow : public QMainWindow {
   // appear once asked for.
   enum class Menu { kFile, kEdit, kView, kDebug, kTraining, kDevice };
   QMenu* menu(Menu which) const;
+  // The Debug toolbar, for controllers that add controls beside the run commands.
+  QToolBar* debugToolBar() const { return debug_toolbar_; }
   void addRecentFile(const QString& path);
   void removeRecentFile(const QString& path);
   QStringList recentFiles() const;
@@ -94,6 +108,10 @@ class MainWindow : public QMainWindow {
   ThemeChoice themeChoice() const { return theme_choice_; }
   // Puts the docks back where a fresh window has them.
   void resetLayout();
+  // Replaces the message box the run questions use (tests answer them).
+  void setPrompt(Prompt prompt) { prompt_ = std::move(prompt); }
+  QAction* undoTrainabilityAction() const { return undo_trainability_action_; }
+  QAction* redoTrainabilityAction() const { return redo_trainability_action_; }
 
   GraphView* graphView() const { return graph_view_; }
   MemoryView* memoryView() const { return memory_view_; }
@@ -137,6 +155,12 @@ class MainWindow : public QMainWindow {
   void showSourceError(const QString& message);
   void showSessionModel();
   void runOrContinue();
+  // The run questions; false: the user cancelled.
+  bool confirmPendingTrainability();
+  bool confirmAnotherSchedule();
+  void restartRun();
+  int prompt(const QString& title, const QString& text, const QStringList& choices);
+  void updateUndoActions();
   void openFileDialog();
   void applyTheme();
   static bool IsModelFile(const QString& path);
@@ -182,8 +206,13 @@ class MainWindow : public QMainWindow {
   QAction* step_sample_action_ = nullptr;
   QAction* step_batch_action_ = nullptr;
   QAction* stop_action_ = nullptr;
+  QAction* restart_action_ = nullptr;
+  QAction* undo_trainability_action_ = nullptr;
+  QAction* redo_trainability_action_ = nullptr;
+  Prompt prompt_;
   QAction* open_action_ = nullptr;
   QMenu* recent_menu_ = nullptr;
+  QToolBar* debug_toolbar_ = nullptr;
   QMenu* view_menu_ = nullptr;
   std::map<Menu, QMenu*> menus_;
   QActionGroup* theme_group_ = nullptr;

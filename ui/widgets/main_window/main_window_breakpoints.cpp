@@ -11,6 +11,7 @@
 #include <QStatusBar>
 #include <QStyle>
 
+#include "ui/session/app_settings.h"
 #include "ui/widgets/breakpoints/breakpoints_panel.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/gradients/gradients_view.h"
@@ -27,10 +28,6 @@ QString BreakpointsKey(const QString& path) {
   const QByteArray absolute = QFileInfo(path).absoluteFilePath().toUtf8();
   return QStringLiteral("breakpoints/") +
          QString::fromLatin1(QCryptographicHash::hash(absolute, QCryptographicHash::Sha1).toHex());
-}
-
-QSettings AppSettings() {
-  return QSettings(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"));
 }
 
 }  // namespace

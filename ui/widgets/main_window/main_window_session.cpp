@@ -13,11 +13,17 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
 
+#include <algorithm>
+#include <vector>
+
+#include "ui/session/app_settings.h"
 #include "ui/widgets/common/format.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/common/steady_label.h"
@@ -31,9 +37,6 @@
 
 namespace trainscope {
 namespace {
-
-#define TRAINSCOPE_SETTINGS(name) \
-  QSettings name(QStringLiteral("TrainScope"), QStringLiteral("TrainScope"))
 
 QString OpLabel(const Graph& graph, uint32_t op) {
   if (graph.subgraphs.empty() || op >= graph.main().operators.size())
@@ -103,11 +106,65 @@ void MainWindow::setEventSource(EventSource* source) {
 
 void MainWindow::runOrContinue() {
   if (!source_) return;
+  if (!confirmPendingTrainability()) return;
   if (source_->state() == EventSource::State::kPaused) {
     source_->resume();
-  } else {
-    source_->start();
+    return;
   }
+  if (!confirmAnotherSchedule()) return;
+  if (source_) source_->start();
+}
+
+bool MainWindow::confirmPendingTrainability() {
+  if (!layers_panel_->hasPendingChange()) return true;
+  const int choice =
+      prompt(tr("Trainable layers not applied"),
+             tr("The Layers panel holds a change that is not applied yet. Training now runs the "
+                "applied layers unless the change is applied first."),
+             {tr("&Apply and Run"), tr("Run &As Is")});
+  if (choice < 0) return false;
+  if (choice == 0) layers_panel_->apply();
+  return true;
+}
+
+bool MainWindow::confirmAnotherSchedule() {
+  const QString finished = source_ ? source_->finishedSchedule() : QString();
+  if (finished.isEmpty()) return true;
+  QStringList choices{tr("&Train Another Schedule")};
+  if (source_->canRestart()) choices << tr("&Restart from Initial Weights");
+  const int choice = prompt(tr("Training finished"),
+                            tr("This session %1. Run again trains another schedule from the "
+                               "weights reached.")
+                                .arg(finished),
+                            choices);
+  if (choice < 0) return false;
+  if (choice == 1 && source_ && !source_->restart().ok()) return false;
+  return source_ != nullptr;
+}
+
+void MainWindow::restartRun() {
+  if (!source_ || !source_->canRestart()) return;
+  if (!confirmPendingTrainability()) return;
+  if (source_->restart().ok() && source_) source_->start();
+}
+
+int MainWindow::prompt(const QString& title, const QString& text, const QStringList& choices) {
+  if (prompt_) return prompt_(title, text, choices);
+  QMessageBox box(QMessageBox::Question, title, text, QMessageBox::NoButton, this);
+  std::vector<QAbstractButton*> buttons;
+  for (const QString& choice : choices) {
+    buttons.push_back(box.addButton(choice, QMessageBox::AcceptRole));
+  }
+  box.addButton(QMessageBox::Cancel);
+  if (!buttons.empty()) box.setDefaultButton(qobject_cast<QPushButton*>(buttons.front()));
+  box.exec();
+  const auto taken = std::find(buttons.begin(), buttons.end(), box.clickedButton());
+  return taken == buttons.end() ? -1 : static_cast<int>(taken - buttons.begin());
+}
+
+void MainWindow::updateUndoActions() {
+  undo_trainability_action_->setEnabled(layers_panel_->canUndoApply());
+  redo_trainability_action_->setEnabled(layers_panel_->canRedoApply());
 }
 
 void MainWindow::updateActions() {
@@ -120,6 +177,7 @@ void MainWindow::updateActions() {
     step->setEnabled(has_source);
   }
   stop_action_->setEnabled(has_source && state != EventSource::State::kStopped);
+  restart_action_->setEnabled(has_source && source_->canRestart());
   state_label_->setText(has_source
                             ? source_->description() + QStringLiteral(": ") + StateName(state)
                             : tr("no source"));
@@ -219,7 +277,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 QStringList MainWindow::recentFiles() const {
-  TRAINSCOPE_SETTINGS(settings);
+  QSettings settings = AppSettings();
   return settings.value(QStringLiteral("recentFiles")).toStringList();
 }
 
@@ -229,7 +287,7 @@ void MainWindow::addRecentFile(const QString& path) {
   files.removeAll(absolute);
   files.prepend(absolute);
   while (files.size() > kMaxRecentFiles) files.removeLast();
-  TRAINSCOPE_SETTINGS(settings);
+  QSettings settings = AppSettings();
   settings.setValue(QStringLiteral("recentFiles"), files);
   updateRecentMenu();
 }
@@ -237,7 +295,7 @@ void MainWindow::addRecentFile(const QString& path) {
 void MainWindow::removeRecentFile(const QString& path) {
   QStringList files = recentFiles();
   files.removeAll(QFileInfo(path).absoluteFilePath());
-  TRAINSCOPE_SETTINGS(settings);
+  QSettings settings = AppSettings();
   settings.setValue(QStringLiteral("recentFiles"), files);
   updateRecentMenu();
 }
@@ -255,7 +313,7 @@ void MainWindow::updateRecentMenu() {
   }
   if (!files.isEmpty()) recent_menu_->addSeparator();
   QAction* clear = recent_menu_->addAction(tr("&Clear Menu"), this, [this] {
-    TRAINSCOPE_SETTINGS(settings);
+    QSettings settings = AppSettings();
     settings.remove(QStringLiteral("recentFiles"));
     updateRecentMenu();
   });
@@ -286,7 +344,7 @@ void MainWindow::applyTheme() {
 }
 
 void MainWindow::saveSettings() const {
-  TRAINSCOPE_SETTINGS(settings);
+  QSettings settings = AppSettings();
   settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("mainWindow/state"), saveState());
   settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_choice_));
@@ -295,7 +353,7 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::restoreSettings() {
-  TRAINSCOPE_SETTINGS(settings);
+  QSettings settings = AppSettings();
   restored_geometry_ = settings.value(QStringLiteral("mainWindow/geometry")).toByteArray();
   geometry_restored_ = restoreGeometry(restored_geometry_);
   restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());

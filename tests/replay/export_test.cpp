@@ -317,6 +317,24 @@ TEST_F(ExportTest, ControllerRecordsTheLocalSessionOfTheWindow) {
     ASSERT_TRUE(IndexTrace(path, &index).ok());
     EXPECT_EQ(index.optimizer_steps.size(), 1u);
     EXPECT_EQ(index.backward_ends.size(), 6u);
+    // A restart ends that recording as it was; the restarted run goes to a file of its own.
+    ASSERT_TRUE(embedded.restart().ok());
+    ASSERT_NE(embedded.recorder(), nullptr);
+    EXPECT_EQ(embedded.recorder(), controller.currentRecorder());
+    const QString restarted = controller.currentRecorder()->path();
+    EXPECT_NE(restarted, path);
+    embedded.stepBatch();
+    timer.restart();
+    while (embedded.state() != EventSource::State::kPaused && timer.elapsed() < 5000) {
+      QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
+    }
+    embedded.stop();
+    TraceIndex first;
+    ASSERT_TRUE(IndexTrace(path, &first).ok());
+    EXPECT_EQ(first.optimizer_steps.size(), 1u);
+    TraceIndex second;
+    ASSERT_TRUE(IndexTrace(restarted, &second).ok());
+    EXPECT_EQ(second.optimizer_steps.size(), 1u);
     // A session the window gets later (a new model, a new setup) is recorded to a file of its own.
     LocalEventSource next(store);
     ASSERT_TRUE(next.load(testing::ConvNet(), setup, QStringLiteral("next.circle")).ok());

@@ -157,6 +157,15 @@ void ReplayController::recordCurrentSource() {
         Qt::QueuedConnection);
   });
   local->setRecorder(recorder_);
+  // A restart ends this recording (the source lets it go); the restarted run gets a new file.
+  connect(local, &LocalEventSource::sessionRestarted, this, &ReplayController::recordRestartedRun,
+          Qt::UniqueConnection);
+}
+
+void ReplayController::recordRestartedRun() {
+  if (recorder_) recorder_->close();
+  recorder_.reset();
+  recordCurrentSource();
 }
 
 uint64_t ReplayController::recordingMaxBytes() const {

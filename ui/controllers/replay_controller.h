@@ -13,6 +13,9 @@
 // write) the training goes on and the controller posts one warning into the store, so the
 // Messages dock says why; the news crosses from the worker thread as a queued call.
 //
+// A restart (LocalEventSource::sessionRestarted) closes the recording and starts a new file, so
+// each recording is one run from its initial weights.
+//
 // Replay: openTrace() stops the current source, replays the trace into the shared store through
 // a ReplayEventSource that becomes the window's source, and shows the model: the recent file whose
 // hash matches the trace's, else the operators the trace announced. The layers panel and the
@@ -74,6 +77,8 @@ class ReplayController : public QObject {
   std::shared_ptr<TraceRecorder> currentRecorder() const { return recorder_; }
   // Attaches a recorder to the window's source when it is an unrecorded local session.
   void recordCurrentSource();
+  // The window's local source restarted: its recording ended, the new run starts another.
+  void recordRestartedRun();
 
   ReplayEventSource* replaySource() const { return replay_.get(); }
   ReplayTimeline* timeline() const { return timeline_; }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iterator>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -285,8 +286,21 @@ uint64_t TraceRecorder::framesWritten() const {
 QString TraceRecorder::MakeRecordingPath(const QString& dir, const QString& model_name) {
   QString base = QFileInfo(model_name).completeBaseName();
   if (base.isEmpty()) base = QStringLiteral("session");
-  const QString stamp =
-      QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz"));
+  QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-hhmmss-zzz"));
+  {
+    // A file is only created by its first write: two recordings begun within a millisecond (a
+    // restart right after a stop) must not be handed the same name.
+    static std::mutex mutex;
+    static QString last_stamp;
+    static int repeats = 0;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (stamp == last_stamp) {
+      stamp += QStringLiteral("-%1").arg(++repeats + 1);
+    } else {
+      last_stamp = stamp;
+      repeats = 0;
+    }
+  }
   QDir().mkpath(dir);
   return QDir(dir).filePath(base + QLatin1Char('-') + stamp + QStringLiteral(".tstrace"));
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/memory/memory_report.h"
+
 namespace trainscope {
 namespace {
 
@@ -100,6 +102,27 @@ size_t TrainedParameterCount(const Subgraph& subgraph, const std::vector<OpTrain
     if (const Tensor* bias = ConstantFloatInput(subgraph, op, 2)) count += bias->element_count();
   }
   return count;
+}
+
+TrainabilityCost PlanTrainabilityCost(const Graph& graph, const TrainingOptions& options,
+                                      const TrainabilityConfig& config, bool training) {
+  TrainabilityCost cost;
+  if (graph.subgraphs.empty()) return cost;
+  MemoryReportOptions report_options;
+  report_options.optimizer = options.optimizer;
+  // The batch matters: from the second sample on, a step holds one more set of gradients.
+  report_options.batch_size = options.batch_size;
+  report_options.inference = !training;
+  const TrainabilityConfig planned = training ? config : TrainabilityConfig();
+  MemoryReport report;
+  if (ComputeMemoryReport(graph, planned, report_options, &report).ok()) {
+    cost.heap_peak_bytes = report.heap_peak_bytes;
+    cost.arena_bytes = report.arena_bytes;
+    cost.planned = true;
+  }
+  cost.trained_params =
+      TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), planned));
+  return cost;
 }
 
 }  // namespace trainscope

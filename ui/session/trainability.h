@@ -15,6 +15,7 @@
 #include <map>
 #include <vector>
 
+#include "engine/core/training_options.h"
 #include "engine/model/graph.h"
 #include "engine/plan/trainability.h"
 
@@ -42,5 +43,19 @@ size_t OperatorParameterCount(const Subgraph& subgraph, size_t op_index);
 // Parameters that receive updates: weights limited by the rank (half of dim 0 for UP/LOWER, none
 // for ONLY_BIAS) plus the full bias, for every trainable operator with weights.
 size_t TrainedParameterCount(const Subgraph& subgraph, const std::vector<OpTrainability>& ops);
+
+// What one trainability choice costs, as every view shows it (the Layers panel's preview, the
+// experiment table, the state dump): ComputeMemoryReport's heap peak and arena for the optimizer
+// and batch of `options`, and the trained parameter count. `training` false plans one inference
+// (a read-only model) and counts every layer's parameters. `planned` is false when the plan
+// failed (the byte figures are then 0).
+struct TrainabilityCost {
+  uint64_t heap_peak_bytes = 0;
+  uint64_t arena_bytes = 0;
+  uint64_t trained_params = 0;
+  bool planned = false;
+};
+TrainabilityCost PlanTrainabilityCost(const Graph& graph, const TrainingOptions& options,
+                                      const TrainabilityConfig& config, bool training = true);
 
 }  // namespace trainscope

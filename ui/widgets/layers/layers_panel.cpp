@@ -137,25 +137,15 @@ void LayersPanel::planMemoryOf(const Graph& graph, const TrainingOptions& option
     setEstimator(nullptr);
     return;
   }
-  MemoryReportOptions report_options;
-  report_options.optimizer = options.optimizer;
-  // The batch matters: from the second sample on, a step holds one more set of gradients.
-  report_options.batch_size = options.batch_size;
-  report_options.inference = !training;
-  setEstimator([graph, report_options](uint32_t last_n, const TrainRankMap& ranks) {
+  setEstimator([graph, options, training](uint32_t last_n, const TrainRankMap& ranks) {
     TrainabilityConfig config;
-    if (!report_options.inference) {
-      config.num_train_layers = last_n;
-      config.op_ranks = ranks;
-    }
+    config.num_train_layers = last_n;
+    config.op_ranks = ranks;
+    const TrainabilityCost cost = PlanTrainabilityCost(graph, options, config, training);
     Estimate estimate;
-    MemoryReport report;
-    if (ComputeMemoryReport(graph, config, report_options, &report).ok()) {
-      estimate.heap_peak_bytes = report.heap_peak_bytes;
-      estimate.arena_bytes = report.arena_bytes;
-    }
-    estimate.trained_params =
-        TrainedParameterCount(graph.main(), ResolveTrainability(graph.main(), config));
+    estimate.heap_peak_bytes = cost.heap_peak_bytes;
+    estimate.arena_bytes = cost.arena_bytes;
+    estimate.trained_params = cost.trained_params;
     return estimate;
   });
 }

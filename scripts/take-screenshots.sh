@@ -35,4 +35,7 @@ for theme in light dark; do
   run "$shot" "$out/layers-$theme.png" --view layers "${flag[@]}"
 done
 run "$app" --screenshot "$out/main-window-demo.png" --steps 40
+# All layers against the last 2 layers, from the same initial weights (Training > Compare
+# Trainability).
+run "$app" --screenshot "$out/experiments-all-vs-last-two.png" --experiment
 ls -1 "$out"

@@ -8,8 +8,10 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QLabel>
 #include <QScreen>
 #include <QTimer>
 
@@ -23,8 +25,10 @@
 #include "app/gui/app_controller.h"
 #include "app/gui/state_dump.h"
 #include "ui/controllers/device_session_controller.h"
+#include "ui/controllers/experiment_controller.h"
 #include "ui/controllers/replay_controller.h"
 #include "ui/session/session_snapshot.h"
+#include "ui/widgets/experiments/experiments_view.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/main_window/view_export.h"
 
@@ -126,6 +130,17 @@ int main(int argc, char* argv[]) {
                       "ENDPOINT (/dev/ttyACM0, /dev/pts/N, tcp://HOST:PORT) instead of training "
                       "locally; with --screenshot, capture after --steps of its optimizer steps."),
        QStringLiteral("ENDPOINT")});
+  parser.addOption(
+      {QStringLiteral("experiment"),
+       QStringLiteral("With --screenshot: show the Experiments dock, train its arms (all layers "
+                      "against the last 2 layers, from the same initial weights) and capture "
+                      "once they finished.")});
+  parser.addOption({QStringLiteral("window-size"),
+                    QStringLiteral("With --screenshot: the window's size, e.g. 1366x768."),
+                    QStringLiteral("WxH")});
+  parser.addOption({QStringLiteral("record"),
+                    QStringLiteral("Record the session to the recordings folder even when "
+                                   "headless (--screenshot records nothing unless asked).")});
   parser.addOption({QStringLiteral("steps"),
                     QStringLiteral("Optimizer steps before --screenshot or --state-json "
                                    "(default 40)."),
@@ -144,6 +159,26 @@ int main(int argc, char* argv[]) {
                      !screenshot.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)))) {
     return trainscope::cli::Fail(
         QStringLiteral("--screenshot needs a .png path and --steps a number"), 2);
+  }
+  QSize window_size;
+  if (parser.isSet(QStringLiteral("window-size"))) {
+    const QStringList parts = parser.value(QStringLiteral("window-size")).split(QLatin1Char('x'));
+    bool width_ok = false, height_ok = false;
+    if (parts.size() == 2) {
+      window_size = QSize(parts[0].toInt(&width_ok), parts[1].toInt(&height_ok));
+    }
+    if (!width_ok || !height_ok || window_size.width() < 320 || window_size.height() < 240 ||
+        window_size.width() > 16384 || window_size.height() > 16384) {
+      return trainscope::cli::Fail(
+          QStringLiteral("--window-size '%1' is not WxH between 320x240 and 16384x16384")
+              .arg(parser.value(QStringLiteral("window-size"))),
+          2);
+    }
+  }
+  const bool experiment = parser.isSet(QStringLiteral("experiment"));
+  if ((experiment || window_size.isValid()) && screenshot.isEmpty()) {
+    return trainscope::cli::Fail(
+        QStringLiteral("--experiment and --window-size go with --screenshot"), 2);
   }
   if (parser.isSet(QStringLiteral("connect")) && !state_json.isEmpty()) {
     return trainscope::cli::Fail(QStringLiteral("--state-json describes a local run; it does not "
@@ -205,8 +240,11 @@ int main(int argc, char* argv[]) {
   // File > Open Trace / Compare Traces, the replay timeline, view exports; local sessions are
   // recorded to the per-user recordings folder as they run.
   trainscope::ReplayController replay(store);
-  if (!state_json.isEmpty()) replay.setRecordingEnabled(false);
+  if (headless && !parser.isSet(QStringLiteral("record"))) replay.setRecordingEnabled(false);
   replay.install(&window);
+  // Training > Compare Trainability: arms trained from the same initial weights.
+  trainscope::ExperimentController experiments;
+  experiments.install(&window);
   trainscope::InstallViewExports(&window);  // every view: PNG, SVG, PDF; tables: CSV
   // Readable but not trainable (an int8 model, an operator the engine cannot run): read-only.
   const bool read_only = !status.ok() && !window.graph().subgraphs.empty();
@@ -217,7 +255,9 @@ int main(int argc, char* argv[]) {
       return trainscope::cli::Fail(connected);
     }
   }
+  if (window_size.isValid()) window.resize(window_size);
   window.show();
+  if (window_size.isValid()) window.resize(window_size);  // after show() set the default size
   if (!headless) return QApplication::exec();
 
   int exit_status = 0;
@@ -243,6 +283,21 @@ int main(int argc, char* argv[]) {
       save_screenshot(0);
       QApplication::exit(exit_status);
     });
+    return QApplication::exec();
+  }
+  if (experiment) {
+    experiments.dock()->show();
+    experiments.dock()->raise();
+    QObject::connect(experiments.view(), &trainscope::ExperimentsView::finished, &window, [&] {
+      QTimer::singleShot(200, [&] {
+        save_screenshot(0);
+        std::printf("%s\n", qPrintable(experiments.view()->statusLabel()->text()));
+        QApplication::exit(exit_status);
+      });
+    });
+    if (!experiments.view()->run()) {
+      return trainscope::cli::Fail(experiments.view()->statusLabel()->text());
+    }
     return QApplication::exec();
   }
   if (!endpoint.isEmpty()) {

@@ -174,6 +174,17 @@ Status LocalEventSource::restart() {
   return Status::Ok();
 }
 
+bool LocalEventSource::fillExperimentSpec(ExperimentSpec* spec) const {
+  if (!loaded()) return false;
+  // Only load() writes these (on the GUI thread, the worker stopped); the worker changes only
+  // the trainability, which is not read here.
+  spec->model_bytes = initial_bytes_;
+  spec->options = setup_.options;
+  spec->train = setup_.train;
+  spec->test = setup_.test;
+  return true;
+}
+
 LocalEventSource::Progress LocalEventSource::progress() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return progress_;

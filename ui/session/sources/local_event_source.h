@@ -53,6 +53,7 @@
 
 #include "engine/exec/trainer.h"
 #include "ui/session/breakpoints.h"
+#include "ui/session/experiment.h"
 #include "ui/session/sources/event_source.h"
 
 namespace trainscope {
@@ -101,6 +102,9 @@ class LocalEventSource : public EventSource {
   void setStepsPerSecond(double rate);
   double stepsPerSecond() const;
   bool canRestart() const override { return loaded(); }
+  // The session as an experiment starts it: the initial weights, the options and the data (GUI
+  // thread; the arms are the caller's). False before load().
+  bool fillExperimentSpec(ExperimentSpec* spec) const;
   QString finishedSchedule() const override;
 
  public Q_SLOTS:

@@ -34,8 +34,18 @@ for theme in light dark; do
   run "$shot" "$out/loss-$theme.png" --view loss "${flag[@]}"
   run "$shot" "$out/layers-$theme.png" --view layers "${flag[@]}"
 done
-run "$app" --screenshot "$out/main-window-demo.png" --steps 40
+# The app itself under Xvfb's X server (--screenshot alone would pick the offscreen platform).
+app_run() {
+  local screen="$1"
+  shift
+  QT_QPA_PLATFORM=xcb xvfb-run -a -s "-screen 0 ${screen}x24" "$app" "$@" >/dev/null
+}
+app_run 1600x1000 --screenshot "$out/main-window-demo.png" --steps 40
 # All layers against the last 2 layers, from the same initial weights (Training > Compare
 # Trainability).
-run "$app" --screenshot "$out/experiments-all-vs-last-two.png" --experiment
+app_run 1600x1000 --screenshot "$out/experiments-all-vs-last-two.png" --experiment
+# Laptop screens: the default layout sized for the screen it opens on.
+for size in 1366x768 1280x720 1024x700; do
+  app_run "$size" --screenshot "$out/main-window-$size.png" --steps 40
+done
 ls -1 "$out"

@@ -8,6 +8,7 @@
 
 #include "engine/model/model.h"
 #include "ui/session/trainability.h"
+#include "ui/widgets/common/dock_content.h"
 #include "ui/widgets/device/connect_dialog.h"
 #include "ui/widgets/device/link_health_panel.h"
 #include "ui/widgets/main_window/main_window.h"
@@ -53,7 +54,7 @@ void DeviceSessionController::install(MainWindow* window) {
   health_panel_->setSource(source_.get());
   health_dock_ = new QDockWidget(tr("Link health"), window);
   health_dock_->setObjectName(QStringLiteral("link_health_dock"));
-  health_dock_->setWidget(health_panel_);
+  SetScrollingDockWidget(health_dock_, health_panel_);
   window->addDockWidget(Qt::RightDockWidgetArea, health_dock_);
   health_dock_->hide();  // shown once a board is connected; View menus can bring it back
   menu->addSeparator();

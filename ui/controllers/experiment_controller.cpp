@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "ui/session/sources/local_event_source.h"
+#include "ui/widgets/common/dock_content.h"
 #include "ui/widgets/experiments/experiments_view.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
@@ -30,7 +31,7 @@ void ExperimentController::install(MainWindow* window) {
   view_ = new ExperimentsView;
   dock_ = new QDockWidget(tr("Experiments"), window);
   dock_->setObjectName(QStringLiteral("experimentsDock"));
-  dock_->setWidget(view_);
+  SetScrollingDockWidget(dock_, view_);
   window->addDockWidget(Qt::RightDockWidgetArea, dock_);
   if (auto* loss = window->findChild<QDockWidget*>(QStringLiteral("lossDock"))) {
     window->tabifyDockWidget(loss, dock_);

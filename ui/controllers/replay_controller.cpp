@@ -19,6 +19,7 @@
 #include "ui/session/sources/replay_event_source.h"
 #include "ui/session/sources/trace_recorder.h"
 #include "ui/session/trainability.h"
+#include "ui/widgets/common/dock_content.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/replay/compare_window.h"
@@ -96,7 +97,7 @@ void ReplayController::install(MainWindow* window) {
   timeline_->setSource(replay_.get());
   dock_ = new QDockWidget(tr("Replay"), window);
   dock_->setObjectName(QStringLiteral("replayDock"));
-  dock_->setWidget(timeline_);
+  SetScrollingDockWidget(dock_, timeline_);
   window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
   dock_->hide();
 

@@ -14,6 +14,9 @@
 #include <QStyle>
 #include <QToolBar>
 
+#include <algorithm>
+
+#include "ui/widgets/common/dock_content.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/common/steady_label.h"
 #include "ui/widgets/common/theme.h"
@@ -87,7 +90,7 @@ void MainWindow::createDocks() {
   auto dock = [this](QWidget* widget, const QString& title, const char* name) {
     auto* dock_widget = new QDockWidget(title, this);
     dock_widget->setObjectName(QLatin1String(name));  // saveState() finds docks by name
-    dock_widget->setWidget(widget);
+    SetScrollingDockWidget(dock_widget, widget);
     docks_.push_back(dock_widget);
     return dock_widget;
   };
@@ -123,6 +126,24 @@ void MainWindow::applyDefaultSizes() {
   resizeDocks({layers, loss}, {56, 44}, Qt::Vertical);
 }
 
+void MainWindow::keepOnScreen() {
+  // A layout saved on a bigger screen, or a screen that is gone, must not leave the window
+  // larger than this one or its title bar out of reach.
+  QScreen* screen = this->screen();
+  if (screen == nullptr || isMaximized() || isFullScreen()) return;
+  const QRect available = screen->availableGeometry();
+  QRect frame = frameGeometry();
+  const QSize decoration = frame.size() - size();
+  const QSize fitted = size().boundedTo(available.size() - decoration);
+  if (fitted != size()) resize(fitted);
+  frame = frameGeometry();
+  const int x = std::clamp(frame.x(), available.left(),
+                           std::max(available.left(), available.right() + 1 - frame.width()));
+  const int y = std::clamp(frame.y(), available.top(),
+                           std::max(available.top(), available.bottom() + 1 - frame.height()));
+  if (x != frame.x() || y != frame.y()) move(x, y);
+}
+
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
   if (shown_once_) return;
@@ -134,6 +155,7 @@ void MainWindow::showEvent(QShowEvent* event) {
   layout()->activate();
   if (geometry_restored_) {
     restoreGeometry(restored_geometry_);
+    keepOnScreen();
   } else {
     applyDefaultSizes();
   }

@@ -106,7 +106,7 @@ class MainWindow : public QMainWindow {
   QStringList recentFiles() const;
   void setThemeChoice(ThemeChoice choice);
   ThemeChoice themeChoice() const { return theme_choice_; }
-  // Puts the docks back where a fresh window has them.
+  // Puts the docks back where a fresh window has them, sized for the current screen.
   void resetLayout();
   // Replaces the message box the run questions use (tests answer them).
   void setPrompt(Prompt prompt) { prompt_ = std::move(prompt); }
@@ -145,6 +145,8 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void createDocks();
   void applyDefaultSizes();
+  // Fits a restored window into the screen it is on.
+  void keepOnScreen();
   void createStatusBar();
   void createNoticeBar();
   void saveSettings() const;

@@ -13,6 +13,7 @@
 
 #include "ui/session/app_settings.h"
 #include "ui/widgets/breakpoints/breakpoints_panel.h"
+#include "ui/widgets/common/dock_content.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/gradients/gradients_view.h"
 #include "ui/widgets/graph/graph_view.h"
@@ -36,7 +37,7 @@ void MainWindow::createBreakpoints() {
   breakpoints_panel_ = new BreakpointsPanel(this);
   auto* dock = new QDockWidget(tr("Breakpoints"), this);
   dock->setObjectName(QStringLiteral("breakpointsDock"));
-  dock->setWidget(breakpoints_panel_);
+  SetScrollingDockWidget(dock, breakpoints_panel_);
   docks_.push_back(dock);
   if (QDockWidget* layers = findChild<QDockWidget*>(QStringLiteral("layersDock"))) {
     tabifyDockWidget(layers, dock);

@@ -53,6 +53,9 @@ void Agent::Start() {
   ring_.Push(&delimiter, 1, false);
   sent_names_.Clear();
   encoder_.set_next_sequence(0);  // a new session: the desktop re-bases on HELLO anyway
+  // Nor has this desktop heard the memory report: the next ReportDeviceMemory() sends it even
+  // when nothing changed since the last desktop heard it.
+  has_device_memory_ = false;
   started_ = true;
   SendHello();
 }

@@ -7,6 +7,7 @@
 // as child processes, as a user starts them.
 #include <gtest/gtest.h>
 
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,10 +30,16 @@ struct ProcessResult {
   QByteArray err;
 };
 
-ProcessResult Start(const QString& program, const QStringList& arguments) {
+ProcessResult Start(const QString& program, const QStringList& arguments,
+                    const QString& home = QString()) {
   QProcess process;
   QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
   environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+  if (!home.isEmpty()) {
+    // Settings and recordings under `home`, not the user's.
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home + QStringLiteral("/config"));
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home + QStringLiteral("/data"));
+  }
 #ifdef TRAINSCOPE_SANITIZED
   // These tests compare figures; the app's leaks are checked in-process by the QtTests, not in
   // a child whose Qt plugins LeakSanitizer would blame at exit.
@@ -261,6 +268,33 @@ TEST(AppState, CorruptModelExitsTwoNamingTheFileOnce) {
   const QString err = QString::fromUtf8(run.err);
   EXPECT_EQ(err.count(path), 1) << err.toStdString();
   EXPECT_FALSE(QFile::exists(Scratch().filePath(QStringLiteral("x.json"))));
+}
+
+// A headless run (a screenshot for a report, a CI job) leaves no recording behind unless asked.
+TEST(AppState, HeadlessRunsRecordNothingUnlessAsked) {
+  QTemporaryDir home;
+  ASSERT_TRUE(home.isValid());
+  const auto recordings = [&home] {
+    QStringList found;
+    QDirIterator it(home.path(), {QStringLiteral("*.tstrace")}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) found << it.next();
+    return found;
+  };
+  const QString png = home.filePath(QStringLiteral("shot.png"));
+  ProcessResult run =
+      Start(QStringLiteral(TRAINSCOPE_GUI),
+            {QStringLiteral("--screenshot"), png, QStringLiteral("--steps"), QStringLiteral("3")},
+            home.path());
+  ASSERT_EQ(run.exit_code, 0) << run.err.toStdString();
+  EXPECT_TRUE(QFile::exists(png));
+  EXPECT_TRUE(recordings().isEmpty()) << recordings().join(QLatin1Char(' ')).toStdString();
+  run = Start(QStringLiteral(TRAINSCOPE_GUI),
+              {QStringLiteral("--screenshot"), png, QStringLiteral("--steps"), QStringLiteral("3"),
+               QStringLiteral("--record")},
+              home.path());
+  ASSERT_EQ(run.exit_code, 0) << run.err.toStdString();
+  EXPECT_EQ(recordings().size(), 1) << "--record asks for one";
 }
 
 // An int8 model opens but cannot train: the dump says so and why, and the banner shows it.

@@ -44,9 +44,12 @@ class RecorderLimitsTest : public ::testing::Test {
     ASSERT_TRUE(dir_.isValid());
     path_ = dir_.filePath(QStringLiteral("run.tstrace"));
   }
+  // Every event kept: these tests count what was written (the detail rate has its own test).
   std::shared_ptr<TraceRecorder> MakeRecorder() {
     Model model = testing::ConvNet();
-    return std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
+    auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
+    recorder->setDetailRate(0.0);
+    return recorder;
   }
   QTemporaryDir dir_;
   QString path_;
@@ -247,7 +250,7 @@ TEST_F(RecorderLimitsTest, CapSettingIsReadInMegabytes) {
   settings.remove(QStringLiteral("recording/maxMegabytes"));
   settings.sync();
   EXPECT_EQ(ReplayController::RecordingMaxBytesSetting(), kDefaultMaxRecordingBytes);
-  EXPECT_EQ(kDefaultMaxRecordingBytes, uint64_t{1024} * 1024 * 1024);
+  EXPECT_EQ(kDefaultMaxRecordingBytes, uint64_t{256} * 1024 * 1024);
   settings.setValue(QStringLiteral("recording/maxMegabytes"), 3);
   settings.sync();
   EXPECT_EQ(ReplayController::RecordingMaxBytesSetting(), uint64_t{3} * 1024 * 1024);
@@ -255,6 +258,35 @@ TEST_F(RecorderLimitsTest, CapSettingIsReadInMegabytes) {
   settings.sync();
   EXPECT_EQ(ReplayController::RecordingMaxBytesSetting(), kDefaultMaxRecordingBytes);
   settings.remove(QStringLiteral("recording/maxMegabytes"));
+}
+
+// Faster than the detail rate, a step keeps its loss and optimizer step but not its backward
+// steps and memory events; the file says so when the thinning starts and, on close, how much.
+TEST_F(RecorderLimitsTest, DetailBeyondTheRateIsLeftOutCountedAndSaid) {
+  Model model = testing::ConvNet();
+  auto recorder = std::make_shared<TraceRecorder>(path_, model.graph(), 42u, TrainingOptions());
+  recorder->setDetailRate(10.0);  // a burst of 10 steps, then 10 per second
+  const uint32_t steps = 200;     // recorded in milliseconds
+  for (uint32_t step = 0; step < steps; ++step) recorder->record(testing::StepBatch(step));
+  recorder->close();
+  EXPECT_GE(recorder->thinnedSteps(), steps - 20);
+  EXPECT_GT(recorder->thinnedEvents(), recorder->thinnedSteps());
+  TraceIndex index;
+  ASSERT_TRUE(IndexTrace(path_, &index).ok());
+  const EventBatch events = ReadTraceEvents(index, 0, index.eventCount());
+  EXPECT_EQ(events.losses.size(), steps) << "every loss is kept";
+  EXPECT_EQ(index.optimizer_steps.size(), steps) << "every optimizer step is kept";
+  EXPECT_LE(index.backward_ends.size(), 6u * 20) << "detail only for the steps within the rate";
+  EXPECT_GE(index.backward_ends.size(), 6u * 10) << "the first second's burst keeps its detail";
+  int notes = 0;
+  for (const StatusMessage& message : events.messages) {
+    if (message.text.contains(QStringLiteral("faster than 10 optimizer steps/s"))) ++notes;
+    if (message.text.contains(QStringLiteral("per-event detail of %1 optimizer step(s) left out")
+                                  .arg(recorder->thinnedSteps()))) {
+      ++notes;
+    }
+  }
+  EXPECT_EQ(notes, 2);
 }
 
 size_t CountMessagesContaining(const SessionStore& store, const QString& needle) {

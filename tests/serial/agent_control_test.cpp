@@ -159,6 +159,23 @@ TEST(AgentControl, RequestHelloStartsANewDesktopWhoseIdsMayRepeatTheLastOnes) {
   EXPECT_EQ(h.desktop.All<wire::HelloMessage>().size(), 3u);  // Start() and both requests
 }
 
+// A memory report is sent once per desktop: unchanged figures are not repeated, but a new session
+// (Start() for a new peer) hears them again even though nothing changed.
+TEST(AgentControl, ANewSessionHearsTheUnchangedMemoryReport) {
+  AgentHarness h;
+  h.config.poll = nullptr;
+  Agent& agent = h.StartAgent();
+  wire::DeviceMemoryMessage memory;
+  memory.heap_peak_bytes = 4096;
+  memory.source = wire::MemorySource::kAccounted;
+  agent.ReportDeviceMemory(memory);
+  agent.ReportDeviceMemory(memory);
+  EXPECT_EQ(h.desktop.All<wire::DeviceMemoryMessage>().size(), 1u);
+  agent.Start();
+  agent.ReportDeviceMemory(memory);
+  EXPECT_EQ(h.desktop.All<wire::DeviceMemoryMessage>().size(), 2u);
+}
+
 TEST(AgentControl, ADesktopAskingAgainForItsModelKeepsItsRepeatsRecognised) {
   AgentHarness h;
   h.config.poll = nullptr;

@@ -38,6 +38,7 @@ class RecordingDesktop : public TrainingObserver, public wire::LinkHandler {
   void OnHeartbeat(const wire::HeartbeatMessage& m) override { messages.push_back(m); }
   void OnAck(const wire::AckMessage& m) override { messages.push_back(m); }
   void OnRunState(const wire::RunStateMessage& m) override { messages.push_back(m); }
+  void OnDeviceMemory(const wire::DeviceMemoryMessage& m) override { messages.push_back(m); }
 
   template <class T>
   std::vector<T> All() const {

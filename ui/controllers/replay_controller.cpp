@@ -1,28 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/controllers/replay_controller.h"
-#include "ui/session/app_settings.h"
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMetaObject>
 #include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
 
 #include "engine/model/model.h"
 #include "serial/protocol/messages.h"
+#include "ui/session/app_settings.h"
+#include "ui/session/recordings.h"
 #include "ui/session/sources/local_event_source.h"
 #include "ui/session/sources/replay_event_source.h"
 #include "ui/session/sources/trace_recorder.h"
 #include "ui/session/trainability.h"
 #include "ui/widgets/common/dock_content.h"
+#include "ui/widgets/common/format.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/replay/compare_window.h"
+#include "ui/widgets/replay/recording_settings_dialog.h"
 #include "ui/widgets/replay/replay_timeline.h"
 
 namespace trainscope {
@@ -36,8 +42,6 @@ QString ModelNameOf(const EventSource& source) {
   const qsizetype colon = text.lastIndexOf(QStringLiteral(": "));
   return colon < 0 ? text : text.mid(colon + 2);
 }
-
-const QString kMaxMegabytesKey = QStringLiteral("recording/maxMegabytes");
 
 // What the Messages dock shows when a recording ends early.
 QString DescribeStop(const Status& why, bool capped, const QString& path) {
@@ -90,8 +94,24 @@ void ReplayController::install(MainWindow* window) {
         break;
       }
     }
-    file->insertActions(before, {open_trace_action_, compare_action_, record_action_});
+    settings_action_ = new QAction(tr("Recording Se&ttings…"), window);
+    settings_action_->setStatusTip(
+        tr("How large a recording may grow and how much the recordings folder keeps"));
+    connect(settings_action_, &QAction::triggered, this, [this] {
+      RecordingSettingsDialog dialog(recording_dir_, recorder_ ? recorder_->path() : QString(),
+                                     window_);
+      dialog.exec();
+    });
+    file->insertActions(before,
+                        {open_trace_action_, compare_action_, record_action_, settings_action_});
   }
+  recording_label_ = new QLabel(window);
+  recording_label_->setContentsMargins(6, 0, 6, 0);
+  window->statusBar()->addPermanentWidget(recording_label_);
+  recording_timer_ = new QTimer(this);
+  recording_timer_->setInterval(500);
+  connect(recording_timer_, &QTimer::timeout, this, &ReplayController::updateRecordingStatus);
+  recording_timer_->start();
 
   timeline_ = new ReplayTimeline;
   timeline_->setSource(replay_.get());
@@ -158,6 +178,14 @@ void ReplayController::recordCurrentSource() {
         Qt::QueuedConnection);
   });
   local->setRecorder(recorder_);
+  const int removed = PruneRecordings(recording_dir_, RecordingKeepBytesSetting(), path);
+  if (removed > 0) {
+    reportRecordingStopped(tr("removed the %1 oldest recording(s) to keep the recordings folder "
+                              "within %2 (File > Recording Settings)")
+                               .arg(removed)
+                               .arg(FormatBytes(RecordingKeepBytesSetting())));
+  }
+  updateRecordingStatus();
   // A restart ends this recording (the source lets it go); the restarted run gets a new file.
   connect(local, &LocalEventSource::sessionRestarted, this, &ReplayController::recordRestartedRun,
           Qt::UniqueConnection);
@@ -174,12 +202,28 @@ uint64_t ReplayController::recordingMaxBytes() const {
 }
 
 uint64_t ReplayController::RecordingMaxBytesSetting() {
-  const QSettings settings = AppSettings();
-  bool ok = false;
-  const qlonglong megabytes = settings.value(kMaxMegabytesKey).toLongLong(&ok);
-  // Beyond 2^43 MiB the byte count would overflow; nobody means that.
-  if (!ok || megabytes <= 0 || megabytes > (qlonglong{1} << 43)) return kDefaultMaxRecordingBytes;
-  return static_cast<uint64_t>(megabytes) << 20;
+  return RecordingSettingsDialog::MaxMegabytes() << 20;
+}
+
+uint64_t ReplayController::RecordingKeepBytesSetting() {
+  return RecordingSettingsDialog::KeepMegabytes() << 20;
+}
+
+void ReplayController::updateRecordingStatus() {
+  if (recording_label_ == nullptr) return;
+  if (!recorder_) {
+    recording_label_->setText(recording_enabled_ ? QString() : tr("not recording"));
+    recording_label_->setToolTip(tr("File > Record Sessions"));
+    return;
+  }
+  const uint64_t bytes = recorder_->bytesWritten();
+  const bool stopped = !recorder_->status().ok();
+  recording_label_->setText(
+      stopped ? tr("rec stopped at %1").arg(FormatBytes(bytes))
+              : tr("rec %1 of %2").arg(FormatBytes(bytes), FormatBytes(recordingMaxBytes())));
+  recording_label_->setToolTip(
+      stopped ? QString::fromUtf8(recorder_->status().message())
+              : tr("Recording to %1").arg(QDir::toNativeSeparators(recorder_->path())));
 }
 
 void ReplayController::reportRecordingStopped(const QString& text) {

@@ -13,6 +13,11 @@
 // write) the training goes on and the controller posts one warning into the store, so the
 // Messages dock says why; the news crosses from the worker thread as a queued call.
 //
+// The status bar shows the current recording's size as it grows, against its cap ("rec 12.3 MiB
+// of 256 MiB"), and says when it stopped. File > Recording Settings… sets the cap and how much the
+// recordings folder keeps: when a recording starts, the oldest recordings go until the folder is
+// within recording/keepMegabytes (default 2 GiB); the messages say how many went.
+//
 // A restart (LocalEventSource::sessionRestarted) closes the recording and starts a new file, so
 // each recording is one run from its initial weights.
 //
@@ -40,6 +45,8 @@
 
 class QAction;
 class QDockWidget;
+class QLabel;
+class QTimer;
 
 namespace trainscope {
 
@@ -85,6 +92,12 @@ class ReplayController : public QObject {
   QDockWidget* timelineDock() const { return dock_; }
   QAction* openTraceAction() const { return open_trace_action_; }
   QAction* compareAction() const { return compare_action_; }
+  QAction* recordingSettingsAction() const { return settings_action_; }
+  // The status bar's recording field (what updateRecordingStatus() last wrote).
+  QLabel* recordingLabel() const { return recording_label_; }
+  void updateRecordingStatus();
+  // recording/keepMegabytes in bytes (kDefaultKeptRecordingBytes when absent or not positive).
+  static uint64_t RecordingKeepBytesSetting();
 
  private:
   void openTraceInteractively(const QString& path);
@@ -105,6 +118,9 @@ class ReplayController : public QObject {
   QAction* open_trace_action_ = nullptr;
   QAction* compare_action_ = nullptr;
   QAction* record_action_ = nullptr;
+  QAction* settings_action_ = nullptr;
+  QLabel* recording_label_ = nullptr;
+  QTimer* recording_timer_ = nullptr;
   QString recording_dir_;
   uint64_t max_bytes_override_ = 0;
   bool recording_enabled_ = true;

@@ -197,13 +197,71 @@ void TraceRecorder::record(const EventBatch& batch) {
     Status status = openLocked();  // HELLO and MODEL_ANNOUNCE wait in pending_ for the batch
     if (!status.ok()) return stopLocked(std::move(status));
   }
-  for (const EventRef& ref : OrderOf(batch)) Dispatch(batch, ref, agent_.get());
+  for (const EventRef& ref : OrderOf(batch)) dispatchLocked(batch, ref);
   const size_t before = pending_.size();
   flushLocked();
   if (status_.ok() && before > 0 && !batch.optimizer_steps.empty()) {
     last_step_ = batch.optimizer_steps.back().optimizer_step;
     has_step_ = true;
   }
+}
+
+void TraceRecorder::dispatchLocked(const EventBatch& batch, const EventRef& ref) {
+  switch (ref.kind) {
+    case EventKind::kForwardOp:
+    case EventKind::kBackwardStep:
+    case EventKind::kMemory:
+    case EventKind::kMemorySummary:
+    case EventKind::kGradientStats:
+    case EventKind::kUpdateRatio:
+      if (!detailed_) {
+        ++thinned_events_;
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  Dispatch(batch, ref, agent_.get());
+  if (ref.kind == EventKind::kOptimizerStep) decideDetailLocked();
+}
+
+void TraceRecorder::decideDetailLocked() {
+  if (detail_rate_ <= 0.0) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - detail_refilled_).count();
+  detail_refilled_ = now;
+  detail_tokens_ = std::min(detail_rate_, detail_tokens_ + elapsed * detail_rate_);
+  const bool was_detailed = detailed_;
+  detailed_ = detail_tokens_ >= 1.0;
+  if (detailed_) {
+    detail_tokens_ -= 1.0;
+    return;
+  }
+  if (thinned_steps_++ == 0 && was_detailed) {
+    const std::string text =
+        "recording: training runs faster than " + std::to_string(static_cast<int>(detail_rate_)) +
+        " optimizer steps/s; beyond that rate a step keeps its loss and samples but not its "
+        "per-event detail (the count is logged when the recording ends)";
+    agent_->Log(wire::LogLevel::kInfo, text.c_str());
+  }
+}
+
+void TraceRecorder::setDetailRate(double steps_per_second) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  detail_rate_ = steps_per_second > 0.0 ? steps_per_second : 0.0;
+  detail_tokens_ = detail_rate_;
+  detailed_ = true;
+}
+
+uint64_t TraceRecorder::thinnedSteps() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return thinned_steps_;
+}
+
+uint64_t TraceRecorder::thinnedEvents() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return thinned_events_;
 }
 
 void TraceRecorder::trainabilityApplied(const TrainabilityConfig& config) {
@@ -254,6 +312,15 @@ void TraceRecorder::stopLocked(Status status) {
 
 void TraceRecorder::close() {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (closed_) return;
+  if (writer_.is_open() && status_.ok() && thinned_steps_ > 0) {
+    const std::string text = "recording: per-event detail of " + std::to_string(thinned_steps_) +
+                             " optimizer step(s) left out (" + std::to_string(thinned_events_) +
+                             " events) to stay within " +
+                             std::to_string(static_cast<int>(detail_rate_)) + " steps/s";
+    agent_->Log(wire::LogLevel::kInfo, text.c_str());
+    flushLocked();
+  }
   closed_ = true;
   if (writer_.is_open()) writer_.Close();
 }

@@ -16,6 +16,12 @@
 //    file past it is not written, capped() turns true and status() says, in the user's terms,
 //    at which limit and after which optimizer step the recording stopped.
 // Either way the callback set with setOnStopped() runs once, on the recording thread.
+//
+// What a recording keeps at full speed is bounded: per-event detail (forward ops, backward steps,
+// memory, gradient statistics, update ratios) is written for at most setDetailRate() optimizer
+// steps per second (a token bucket with one second of burst); beyond it a step keeps only its
+// samples, loss, optimizer step, metric and messages. The file says so: a LOG record when the
+// first step is thinned, and on close() one with how many steps and events were left out.
 // Thread-safe (the local source records from its worker thread). The announced operators carry
 // the session's trainability; a change that takes effect during the run (trainabilityApplied) is
 // announced again at that point, as a board does after SET_TRAINABILITY.
@@ -28,6 +34,7 @@
 
 #include <QString>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -46,8 +53,11 @@ namespace trainscope {
 
 class Agent;
 
-// 1 GiB: about five minutes of the bundled demo at full speed (3.7 KB per optimizer step).
-inline constexpr uint64_t kDefaultMaxRecordingBytes = uint64_t{1} << 30;
+// 256 MiB per recording: a laptop disk holds many, and at the default detail rate the bundled
+// demo fills it in about ten minutes.
+inline constexpr uint64_t kDefaultMaxRecordingBytes = uint64_t{256} << 20;
+// Optimizer steps per second recorded with every event.
+inline constexpr double kDefaultDetailedStepsPerSecond = 100.0;
 
 class TraceRecorder final : public BatchRecorder {
  public:
@@ -70,6 +80,11 @@ class TraceRecorder final : public BatchRecorder {
   // further are not written and end the recording.
   void setMaxBytes(uint64_t bytes);
   uint64_t maxBytes() const;
+  // Optimizer steps per second kept with every event; 0 keeps everything.
+  void setDetailRate(double steps_per_second);
+  // Steps whose per-event detail was left out, and the events that were.
+  uint64_t thinnedSteps() const;
+  uint64_t thinnedEvents() const;
 
   void record(const EventBatch& batch) override;
   void trainabilityApplied(const TrainabilityConfig& config) override;
@@ -97,6 +112,9 @@ class TraceRecorder final : public BatchRecorder {
   // Appends the buffered frames unless they would pass the cap; ends the recording on failure.
   void flushLocked();
   void stopLocked(Status status);
+  // At an optimizer step: whether the next step keeps its detail.
+  void decideDetailLocked();
+  void dispatchLocked(const EventBatch& batch, const EventRef& ref);
 
   const QString path_;
   const Graph graph_;
@@ -118,6 +136,12 @@ class TraceRecorder final : public BatchRecorder {
   bool opened_ = false;
   bool closed_ = false;
   bool capped_ = false;
+  double detail_rate_ = kDefaultDetailedStepsPerSecond;
+  double detail_tokens_ = kDefaultDetailedStepsPerSecond;
+  std::chrono::steady_clock::time_point detail_refilled_ = std::chrono::steady_clock::now();
+  bool detailed_ = true;  // the step being recorded keeps its per-event detail
+  uint64_t thinned_steps_ = 0;
+  uint64_t thinned_events_ = 0;
 };
 
 }  // namespace trainscope

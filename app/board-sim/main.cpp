@@ -42,6 +42,9 @@ void AddOptions(QCommandLineParser* parser) {
   AddOption(parser, "exit-when-done", "Exit once training is done instead of serving commands.");
   AddOption(parser, "wait-for-desktop",
             "Start training only once a desktop is there (TCP: connected; pty: it wrote).");
+  AddOption(parser, "loop",
+            "Train the schedule again, from the weights reached, whenever it ends (a board that "
+            "never finishes).");
   AddOption(parser, "firmware-source",
             "Write the model, data and resolved training options as the firmware's embedded run "
             "(a C++ source for app/firmware) to FILE, then exit.",
@@ -92,6 +95,11 @@ Status ParseLinkOptions(const QCommandLineParser& parser, SimulatorOptions* opti
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("tcp"), 0, 65535, tcp_port));
   options->board.exit_when_done = parser.isSet(QStringLiteral("exit-when-done"));
   options->wait_for_desktop = parser.isSet(QStringLiteral("wait-for-desktop"));
+  options->board.loop = parser.isSet(QStringLiteral("loop"));
+  if (options->board.loop && options->board.exit_when_done) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "--loop never finishes, so it does not go with --exit-when-done");
+  }
   return Status::Ok();
 }
 

@@ -307,6 +307,13 @@ void TrainingBoard::HaltWithError(const char* text) {
 Status TrainingBoard::Run() {
   agent_->SetActivity(wire::BoardActivity::kTraining);
   Status status = Train();
+  for (uint32_t round = 2; status.ok() && options_.loop; ++round) {
+    Log(wire::LogLevel::kInfo, "schedule finished after " +
+                                   std::to_string(trainer_->optimizer_step()) +
+                                   " optimizer steps; round " + std::to_string(round) +
+                                   " goes on from the weights reached");
+    status = Train();
+  }
   agent_->SetActivity(status.ok() ? wire::BoardActivity::kFinished : wire::BoardActivity::kHalted);
   if (status.ok()) {
     Log(wire::LogLevel::kInfo, "training finished after " +

@@ -50,6 +50,9 @@ struct TrainingBoardOptions {
   const char* name = "trainscope-board";  // HELLO's agent name; must outlive the board
   bool emulated_time = false;             // durations are an emulator's time (said in a LOG)
   bool exit_when_done = false;
+  // Trains the schedule again, from the weights reached, each time it ends (a demo board that
+  // never finishes); each round is logged.
+  bool loop = false;
   size_t tx_buffer_bytes = 8192;  // the agent's TX ring
   FILE* log = stderr;             // progress and warnings (at most one line per second); or null
 };

@@ -118,6 +118,30 @@ TEST(BoardSimAttach, WaitForDesktopKeepsAShortScheduleForTheFirstDesktop) {
   EXPECT_GE(Field(attach, "optimizer_steps"), samples - 1);
 }
 
+TEST(BoardSimAttach, LoopTrainsTheScheduleAgainInsteadOfFinishing) {
+  BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"), QStringLiteral("--epochs"),
+                       QStringLiteral("1"), QStringLiteral("--wait-for-desktop"),
+                       QStringLiteral("--loop")});
+  ASSERT_TRUE(sim.started()) << sim.error().toStdString();
+  // Two and a half schedules of backward steps: only a looping board has that many.
+  const int steps = testing::DemoSampleCount() * 6 * 5 / 2;
+  const CliResult attach =
+      Attach(sim.endpoint(), {QStringLiteral("--steps"), QString::number(steps), kJson});
+  ExpectCleanRun(attach, steps);
+  EXPECT_EQ(attach.json().object().value(QStringLiteral("board_activity")).toString(),
+            QStringLiteral("training"));
+  QProcess refused;
+  refused.start(
+      QStringLiteral(TRAINSCOPE_BOARD_SIM),
+      {testing::DemoFile("demo.circle"), QStringLiteral("--input"),
+       testing::DemoFile("train_input.bin"), QStringLiteral("--target"),
+       testing::DemoFile("train_target.bin"), QStringLiteral("--tcp"), QStringLiteral("0"),
+       QStringLiteral("--loop"), QStringLiteral("--exit-when-done")});
+  ASSERT_TRUE(refused.waitForFinished(10000));
+  EXPECT_EQ(refused.exitCode(), 2);
+  EXPECT_TRUE(refused.readAllStandardError().contains("--loop"));
+}
+
 TEST(BoardSimAttach, ACorruptedLineStillDeliversStepsAndCountsBadFrames) {
   BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
                        QStringLiteral("--corrupt-rate"), QStringLiteral("0.001"),

@@ -309,6 +309,41 @@ class DevicePartsTest : public QObject {
     QCOMPARE(app.window.eventSource(), app.controller.source());
     QTRY_COMPARE_WITH_TIMEOUT(app.controller.healthPanel()->valueText(QStringLiteral("State")),
                               QStringLiteral("connected"), 3000);
+    // The window says what the board said, and the commands it cannot take are off, with why.
+    QVERIFY2(app.window.statusText().contains(QStringLiteral("board finished training: %1 "
+                                                             "optimizer steps, last loss")
+                                                  .arg(testing::DemoSampleCount())),
+             qPrintable(app.window.statusText()));
+    for (MainWindow::Command command :
+         {MainWindow::Command::kRun, MainWindow::Command::kPause,
+          MainWindow::Command::kStepBackwardOp, MainWindow::Command::kStepSample,
+          MainWindow::Command::kStepBatch}) {
+      QAction* action = app.window.action(command);
+      QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
+      QVERIFY2(action->toolTip().contains(QStringLiteral("finished its schedule")),
+               qPrintable(action->toolTip()));
+    }
+    app.controller.disconnectDevice();
+  }
+
+  // A looping board trains again after its schedule: the window shows it training and the run
+  // commands are back.
+  void aLoopingBoardTakesCommandsAgainAfterItsSchedule() {
+    testing::BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
+                                  QStringLiteral("--epochs"), QStringLiteral("1"),
+                                  QStringLiteral("--wait-for-desktop"), QStringLiteral("--loop")});
+    QVERIFY2(sim.started(), qPrintable(sim.error()));
+    DeviceWindow app;
+    QVERIFY(app.controller.connectTo(sim.endpoint()).ok());
+    const uint64_t schedule = static_cast<uint64_t>(testing::DemoSampleCount()) * 6;
+    QTRY_VERIFY_WITH_TIMEOUT(app.controller.source()->health().backward_steps > schedule + 6,
+                             10000);
+    QCOMPARE(app.controller.source()->state(), EventSource::State::kRunning);
+    QVERIFY(app.window.action(MainWindow::Command::kPause)->isEnabled());
+    QVERIFY(app.controller.source()->commandsUnavailable().isEmpty());
+    app.window.action(MainWindow::Command::kPause)->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(app.controller.source()->state(), EventSource::State::kPaused, 5000);
+    QVERIFY(app.window.action(MainWindow::Command::kRun)->isEnabled());
     app.controller.disconnectDevice();
   }
 

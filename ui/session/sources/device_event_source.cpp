@@ -69,6 +69,8 @@ void DeviceEventSource::close() {
     std::lock_guard<std::mutex> lock(mutex_);
     health_.connected = false;
     health_.reconnecting = false;
+    activity_ = wire::BoardActivity::kUnknown;
+    activity_text_.clear();
     queue_.clear();
   }
   setState(State::kStopped);
@@ -111,6 +113,36 @@ bool DeviceEventSource::hasModel() const {
 AnnouncedModel DeviceEventSource::announcedModel() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return model_;
+}
+
+QString DeviceEventSource::stateText() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (activity_text_.isEmpty() || activity_ == wire::BoardActivity::kTraining) {
+    return StateName(state());
+  }
+  return activity_text_;
+}
+
+QString DeviceEventSource::commandsUnavailable() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  switch (activity_) {
+    case wire::BoardActivity::kFinished:
+      return QStringLiteral(
+          "The board finished its schedule and takes no run commands; reset it "
+          "(or start the simulator with --loop) to train again");
+    case wire::BoardActivity::kHalted:
+      return QStringLiteral(
+          "The board halted (its log in Messages says why) and takes no run "
+          "commands until it is reset");
+    case wire::BoardActivity::kWaiting:
+      return QStringLiteral(
+          "The board waits for a desktop before it trains; it takes run "
+          "commands once it started");
+    case wire::BoardActivity::kTraining:
+    case wire::BoardActivity::kUnknown:
+      break;
+  }
+  return QString();
 }
 
 QString DeviceEventSource::description() const {

@@ -97,6 +97,10 @@ class DeviceEventSource : public EventSource {
   bool hasModel() const;
   AnnouncedModel announcedModel() const;
   QString description() const override;
+  // From the board's reported activity: "board finished training: …", "board idle: …", "board
+  // halted …"; while it finished, halted or waits for a desktop it takes no run command.
+  QString stateText() const override;
+  QString commandsUnavailable() const override;
 
  public Q_SLOTS:
   void start() override;
@@ -144,6 +148,8 @@ class DeviceEventSource : public EventSource {
   LinkHealth health_;
   bool has_model_ = false;
   AnnouncedModel model_;
+  wire::BoardActivity activity_ = wire::BoardActivity::kUnknown;
+  QString activity_text_;  // what the board's activity means, for the status bar
 };
 
 }  // namespace trainscope

@@ -195,8 +195,14 @@ void DeviceEventSource::Reader::Reconnect() {
   }
   link_ = std::move(link);
   stream_.Restart();
-  recent_ = RecentBreakpointEvents{};  // a restarted board's next pause refers to new events
-  last_transition_ = 0;                // the board's next repeat tells us its state
+  recent_ = RecentBreakpointEvents{};         // a restarted board's next pause refers to new events
+  last_transition_ = 0;                       // the board's next repeat tells us its state
+  activity_ = wire::BoardActivity::kUnknown;  // and its activity
+  {
+    std::lock_guard<std::mutex> lock(owner_->mutex_);
+    owner_->activity_ = wire::BoardActivity::kUnknown;
+    owner_->activity_text_.clear();
+  }
   announcement_.Reset();
   ++reconnects_;
   if (record_ && !stream_.recording_failed()) {
@@ -424,26 +430,33 @@ void DeviceEventSource::Reader::OnLoss(const LossEvent& event) {
 }
 
 void DeviceEventSource::Reader::ReportActivity(const wire::RunStateMessage& state) {
+  QString text;
   switch (state.activity) {
-    case wire::BoardActivity::kFinished: {
-      QString text =
+    case wire::BoardActivity::kFinished:
+      text =
           QStringLiteral("board finished training: %1 optimizer steps").arg(state.optimizer_step);
       if (has_loss_) text += QStringLiteral(", last loss %1").arg(static_cast<double>(last_loss_));
       Message(MessageLevel::kInfo, text);
       break;
-    }
     case wire::BoardActivity::kHalted:
-      Message(MessageLevel::kError,
-              QStringLiteral("board stopped at optimizer step %1 (its log says why)")
-                  .arg(state.optimizer_step));
+      text = QStringLiteral("board stopped at optimizer step %1 (its log says why)")
+                 .arg(state.optimizer_step);
+      Message(MessageLevel::kError, text);
       break;
     case wire::BoardActivity::kWaiting:
-      Message(MessageLevel::kInfo, QStringLiteral("board idle: it starts training once connected"));
+      text = QStringLiteral("board idle: it starts training once connected");
+      Message(MessageLevel::kInfo, text);
       break;
     case wire::BoardActivity::kTraining:
+      text = QStringLiteral("board training");
+      break;
     case wire::BoardActivity::kUnknown:
       break;
   }
+  // Before the state change is signalled: the window reads it when it hears of the change.
+  std::lock_guard<std::mutex> lock(owner_->mutex_);
+  owner_->activity_ = state.activity;
+  owner_->activity_text_ = text;
 }
 
 void DeviceEventSource::Reader::BreakpointPause(const wire::RunStateMessage& state) {

@@ -45,6 +45,10 @@ Status EventSource::restart() {
   return Status::Error(StatusCode::kUnsupported, "%s", qPrintable(message));
 }
 
+QString EventSource::stateText() const {
+  return StateName(state());
+}
+
 QString StateName(EventSource::State state) {
   switch (state) {
     case EventSource::State::kStopped:

@@ -79,6 +79,12 @@ class EventSource : public QObject {
   // training can (canRestart()); the default answers errorOccurred and an error status.
   virtual bool canRestart() const { return false; }
   virtual Status restart();
+  // What the status bar says of the state: StateName() unless the source knows better ("board
+  // finished training: 180 optimizer steps, last loss 0.02", "board idle").
+  virtual QString stateText() const;
+  // Non-empty while the source can take no run command (start, pause, the steps): the reason,
+  // shown on the disabled actions.
+  virtual QString commandsUnavailable() const { return QString(); }
   // Non-empty once the source ran its whole schedule and start() would train another one from
   // the weights reached ("trained 3 epochs, 180 optimizer steps"): the window asks first.
   virtual QString finishedSchedule() const { return QString(); }

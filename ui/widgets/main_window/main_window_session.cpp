@@ -38,6 +38,13 @@
 namespace trainscope {
 namespace {
 
+QString ShortcutSuffix(const QAction* action) {
+  const QKeySequence shortcut = action->shortcut();
+  return shortcut.isEmpty() ? QString()
+                            : QStringLiteral(" (") + shortcut.toString(QKeySequence::NativeText) +
+                                  QLatin1Char(')');
+}
+
 QString OpLabel(const Graph& graph, uint32_t op) {
   if (graph.subgraphs.empty() || op >= graph.main().operators.size())
     return QStringLiteral("#%1").arg(op);
@@ -170,17 +177,26 @@ void MainWindow::updateUndoActions() {
 void MainWindow::updateActions() {
   const EventSource::State state = source_ ? source_->state() : EventSource::State::kStopped;
   const bool has_source = source_ != nullptr;
-  run_action_->setEnabled(has_source && state != EventSource::State::kRunning);
+  // A source that takes no run command now (a board that finished) says why on every action.
+  const QString unavailable = has_source ? source_->commandsUnavailable() : QString();
+  const bool commands = has_source && unavailable.isEmpty();
+  run_action_->setEnabled(commands && state != EventSource::State::kRunning);
   run_action_->setText(state == EventSource::State::kPaused ? tr("&Continue") : tr("&Run"));
-  pause_action_->setEnabled(state == EventSource::State::kRunning);
+  pause_action_->setEnabled(commands && state == EventSource::State::kRunning);
   for (QAction* step : {step_op_action_, step_sample_action_, step_batch_action_}) {
-    step->setEnabled(has_source);
+    step->setEnabled(commands);
+  }
+  for (QAction* action :
+       {run_action_, pause_action_, step_op_action_, step_sample_action_, step_batch_action_}) {
+    const QString usual = action->statusTip() + ShortcutSuffix(action);
+    action->setToolTip(unavailable.isEmpty() ? usual : unavailable);
   }
   stop_action_->setEnabled(has_source && state != EventSource::State::kStopped);
   restart_action_->setEnabled(has_source && source_->canRestart());
   state_label_->setText(has_source
-                            ? source_->description() + QStringLiteral(": ") + StateName(state)
+                            ? source_->description() + QStringLiteral(": ") + source_->stateText()
                             : tr("no source"));
+  state_label_->setToolTip(unavailable);
 }
 
 void MainWindow::showSourceError(const QString& message) {

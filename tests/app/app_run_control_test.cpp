@@ -43,6 +43,9 @@ struct RunSession {
   }
   LocalEventSource* source() const { return controller.source(); }
   void trigger(MainWindow::Command command) { window.action(command)->trigger(); }
+  // The window hears of a state change through a queued signal from the worker thread: Run is
+  // enabled again only once that arrived.
+  bool runEnabled() const { return window.action(MainWindow::Command::kRun)->isEnabled(); }
   bool finished() const {
     return source()->progress() == LocalEventSource::Progress::kFinished &&
            source()->state() == EventSource::State::kStopped;
@@ -91,6 +94,7 @@ class AppRunControlTest : public QObject {
     QTRY_COMPARE(session.source()->state(), EventSource::State::kPaused);
 
     session.answer = 0;  // Apply and Run: the source gets the edit and says when it took effect
+    QTRY_VERIFY(session.runEnabled());
     session.trigger(MainWindow::Command::kRun);
     QCOMPARE(session.asked.size(), 3);
     QVERIFY(!layers->hasPendingChange());
@@ -112,16 +116,19 @@ class AppRunControlTest : public QObject {
     QVERIFY2(session.asked.isEmpty(), "a fresh run asks nothing");
 
     session.answer = -1;
+    QTRY_VERIFY(session.runEnabled());
     session.trigger(MainWindow::Command::kRun);
     QCOMPARE(session.asked, QStringList{QStringLiteral("Training finished")});
     QTest::qWait(100);
     QCOMPARE(session.source()->optimizerSteps(), samples);  // Cancel trains nothing more
 
     session.answer = 0;  // another schedule from the weights reached
+    QTRY_VERIFY(session.runEnabled());
     session.trigger(MainWindow::Command::kRun);
     QTRY_VERIFY(session.finished() && session.source()->optimizerSteps() == 2 * samples);
 
     session.answer = 1;  // restart: from the initial weights, the counters from zero
+    QTRY_VERIFY(session.runEnabled());
     session.trigger(MainWindow::Command::kRun);
     QTRY_VERIFY(session.finished() && session.source()->optimizerSteps() == samples);
     QTRY_COMPARE(session.store->snapshot()->progress.last_optimizer_step, samples);
@@ -152,7 +159,7 @@ class AppRunControlTest : public QObject {
     session.trigger(MainWindow::Command::kStop);
     QCOMPARE(session.source()->progress(), LocalEventSource::Progress::kStopped);
     session.trigger(MainWindow::Command::kPause);  // nothing to pause: stays stopped
-    QTRY_VERIFY(session.window.action(MainWindow::Command::kRun)->isEnabled());
+    QTRY_VERIFY(session.runEnabled());
     session.trigger(MainWindow::Command::kRun);
     QVERIFY(session.asked.isEmpty());
     QTRY_VERIFY(HasMessage(session, QStringLiteral("restarted from the initial weights")));

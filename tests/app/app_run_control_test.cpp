@@ -7,6 +7,10 @@
 // AppController and MainWindow, offscreen; the questions are answered through MainWindow's prompt.
 #include <QAction>
 #include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QMap>
+#include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -18,7 +22,9 @@
 #include <vector>
 
 #include "app/gui/app_controller.h"
+#include "ui/session/app_settings.h"
 #include "ui/session/session_snapshot.h"
+#include "ui/widgets/device/connect_dialog.h"
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/main_window/main_window.h"
 
@@ -224,6 +230,74 @@ class AppRunControlTest : public QObject {
     QCOMPARE(again.source()->stepsPerSecond(), 10.0);
     QCOMPARE(again.controller.speedBox()->currentData().toDouble(), 10.0);
     again.controller.setStepsPerSecond(0.0);
+  }
+
+  // Help > Keyboard Shortcuts lists the window's own actions: Pause and Step Batch have keys now.
+  void helpListsEveryShortcutFromTheMenus() {
+    RunSession session;
+    QVERIFY(session.controller.open(demo_).ok());
+    QMap<QString, QString> keys;
+    for (const auto& [command, shortcut] : session.window.shortcuts()) keys[command] = shortcut;
+    QCOMPARE(keys.value(QStringLiteral("Debug > Run")), QStringLiteral("F5"));
+    QCOMPARE(keys.value(QStringLiteral("Debug > Pause")), QStringLiteral("F6"));
+    QCOMPARE(keys.value(QStringLiteral("Debug > Step Backward Op")), QStringLiteral("F10"));
+    QCOMPARE(keys.value(QStringLiteral("Debug > Step Sample")), QStringLiteral("F11"));
+    QCOMPARE(keys.value(QStringLiteral("Debug > Step Batch")), QStringLiteral("Shift+F11"));
+    QCOMPARE(keys.value(QStringLiteral("Debug > Restart")), QStringLiteral("Ctrl+Shift+F5"));
+    QCOMPARE(keys.value(QStringLiteral("Edit > Undo Trainability Change")),
+             QStringLiteral("Ctrl+Z"));
+    QCOMPARE(keys.value(QStringLiteral("Training > Set up training…")), QStringLiteral("Ctrl+T"));
+    QVERIFY(keys.contains(QStringLiteral("Help > Keyboard Shortcuts…")));
+    // Each key does one thing.
+    QStringList seen = keys.values();
+    seen.removeDuplicates();
+    QCOMPARE(seen.size(), keys.size());
+  }
+
+  // Two model.circle files in the recent menu are told apart by their folders.
+  void recentFilesShowEnoughOfThePath() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const char* sub : {"kernels/add", "kernels/mul", "other"}) {
+      QVERIFY(QDir(dir.path()).mkpath(QLatin1String(sub)));
+    }
+    AppSettings().remove(QStringLiteral("recentFiles"));  // earlier tests opened the demo
+    RunSession session;
+    session.window.addRecentFile(dir.filePath(QStringLiteral("other/demo.circle")));
+    session.window.addRecentFile(dir.filePath(QStringLiteral("kernels/add/model.circle")));
+    session.window.addRecentFile(dir.filePath(QStringLiteral("kernels/mul/model.circle")));
+    QStringList texts;
+    for (QAction* action : session.window.menu(MainWindow::Menu::kFile)->actions()) {
+      if (action->menu() == nullptr || !action->text().contains(QStringLiteral("Recent"))) continue;
+      for (QAction* recent : action->menu()->actions()) texts << recent->text();
+    }
+    QVERIFY2(texts.contains(QStringLiteral("&1 model.circle — mul")),
+             qPrintable(texts.join(QLatin1Char('|'))));
+    QVERIFY2(texts.contains(QStringLiteral("&2 model.circle — add")),
+             qPrintable(texts.join(QLatin1Char('|'))));
+    QVERIFY2(texts.contains(QStringLiteral("&3 demo.circle")),
+             qPrintable(texts.join(QLatin1Char('|'))));
+  }
+
+  void connectDialogRemembersTheLastEndpoint() {
+    QString opened;
+    {
+      ConnectDialog dialog([&](const QString& endpoint, const QString&) {
+        opened = endpoint;
+        return Status::Ok();
+      });
+      dialog.endpointEdit()->setText(QStringLiteral("tcp://127.0.0.1:5599"));
+      dialog.tryConnect();
+      QCOMPARE(opened, QStringLiteral("tcp://127.0.0.1:5599"));
+    }
+    ConnectDialog again([](const QString&, const QString&) {
+      return Status::Error(StatusCode::kIoError, "refused");
+    });
+    QCOMPARE(again.endpointEdit()->text(), QStringLiteral("tcp://127.0.0.1:5599"));
+    again.endpointEdit()->setText(QStringLiteral("tcp://127.0.0.1:1"));
+    again.tryConnect();  // fails: not remembered
+    ConnectDialog third([](const QString&, const QString&) { return Status::Ok(); });
+    QCOMPARE(third.endpointEdit()->text(), QStringLiteral("tcp://127.0.0.1:5599"));
   }
 
  private:

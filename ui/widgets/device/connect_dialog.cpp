@@ -12,6 +12,8 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "ui/session/app_settings.h"
+
 namespace trainscope {
 
 QString ExplainOpenError(const QString& message) {
@@ -40,6 +42,8 @@ ConnectDialog::ConnectDialog(Opener opener, QWidget* parent)
   custom_ = new QLineEdit(this);
   custom_->setPlaceholderText(tr("tcp://host:port or a pty path (overrides the list)"));
   custom_->setClearButtonEnabled(true);
+  // The endpoint that last connected, so reconnecting to the same board is one click.
+  custom_->setText(AppSettings().value(QStringLiteral("device/lastEndpoint")).toString());
 
   record_ = new QLineEdit(this);
   record_->setPlaceholderText(tr("optional .tstrace file"));
@@ -146,6 +150,7 @@ void ConnectDialog::tryConnect() {
     showError(ExplainOpenError(QString::fromUtf8(status.message())));
     return;
   }
+  AppSettings().setValue(QStringLiteral("device/lastEndpoint"), endpoint);
   accept();
 }
 

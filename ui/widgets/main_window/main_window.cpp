@@ -294,6 +294,7 @@ void MainWindow::createMenus() {
   }
   view_menu_->insertAction(view_menu_->actions().value(docks_.size()), toolbar->toggleViewAction());
   updateRecentMenu();
+  createHelpMenu();
 }
 
 QMenu* MainWindow::menu(Menu which) const {

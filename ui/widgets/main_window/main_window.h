@@ -120,6 +120,8 @@ class MainWindow : public QMainWindow {
   LayersPanel* layersPanel() const { return layers_panel_; }
   BreakpointsPanel* breakpointsPanel() const { return breakpoints_panel_; }
   QAction* toggleBreakpointAction() const { return toggle_breakpoint_action_; }
+  // Every shortcut of the menus as (menu path, keys), what Help > Keyboard Shortcuts lists.
+  QList<QPair<QString, QString>> shortcuts() const;
   // The status bar fields, for tests.
   QString statusText() const;
   // Persistent notices in a banner above the views (a failed open, a run on random data): what
@@ -143,6 +145,7 @@ class MainWindow : public QMainWindow {
  private:
   void createActions();
   void createMenus();
+  void createHelpMenu();  // main_window_help.cpp
   void createDocks();
   void applyDefaultSizes();
   // Fits a restored window into the screen it is on.

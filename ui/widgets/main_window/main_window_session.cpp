@@ -38,6 +38,38 @@
 namespace trainscope {
 namespace {
 
+// The file name, and where two recent files share it (every onert-micro test is a model.circle),
+// as many parent folders as it takes to tell them apart: "model.circle — kernels/add".
+QStringList RecentFileLabels(const QStringList& paths) {
+  const auto folders = [](const QString& path) {
+    return QDir::fromNativeSeparators(QFileInfo(path).absolutePath()).split(QLatin1Char('/'));
+  };
+  QStringList labels;
+  for (const QString& path : paths) {
+    const QString name = QFileInfo(path).fileName();
+    QStringList namesakes;
+    for (const QString& other : paths) {
+      if (other != path && QFileInfo(other).fileName() == name) namesakes << other;
+    }
+    if (namesakes.isEmpty()) {
+      labels << name;
+      continue;
+    }
+    const QStringList own = folders(path);
+    qsizetype depth = 1;
+    for (; depth < own.size(); ++depth) {
+      bool clash = false;
+      for (const QString& other : namesakes) {
+        const QStringList theirs = folders(other);
+        clash = clash || own.mid(own.size() - depth) == theirs.mid(theirs.size() - depth);
+      }
+      if (!clash) break;
+    }
+    labels << name + QStringLiteral(" — ") + own.mid(own.size() - depth).join(QLatin1Char('/'));
+  }
+  return labels;
+}
+
 QString ShortcutSuffix(const QAction* action) {
   const QKeySequence shortcut = action->shortcut();
   return shortcut.isEmpty() ? QString()
@@ -319,11 +351,11 @@ void MainWindow::removeRecentFile(const QString& path) {
 void MainWindow::updateRecentMenu() {
   recent_menu_->clear();
   const QStringList files = recentFiles();
+  const QStringList labels = RecentFileLabels(files);
   for (int i = 0; i < files.size(); ++i) {
     const QString path = files[i];
-    QAction* action =
-        recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
-                                this, [this, path] { Q_EMIT openRequested(path); });
+    QAction* action = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(labels[i]),
+                                              this, [this, path] { Q_EMIT openRequested(path); });
     action->setToolTip(path);
     action->setStatusTip(path);
   }

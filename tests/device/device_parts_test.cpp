@@ -64,6 +64,13 @@ class DevicePartsTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // The window and the Connect dialog keep settings under fixed names: a scratch folder here.
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(settings_dir_.isValid());
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settings_dir_.path());
+  }
+
   void aModelAnnouncedInTwoFramesIsCompleteAfterTheSecond() {
     AnnouncedModelBuilder builder;
     QVERIFY(builder.Add(Announce(7, 70, 0, 64)));
@@ -376,6 +383,9 @@ class DevicePartsTest : public QObject {
         5000);
     controller.disconnectDevice();
   }
+
+ private:
+  QTemporaryDir settings_dir_;
 };
 
 }  // namespace trainscope

@@ -25,22 +25,11 @@
 namespace trainscope {
 namespace {
 
-// Keeps QSettings (the cap's setting, MainWindow's state) out of the user's real files.
-QTemporaryDir& SettingsDir() {
-  static QTemporaryDir* dir = [] {
-    auto* made = new QTemporaryDir;
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, made->path());
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, made->path());
-    return made;
-  }();
-  return *dir;
-}
-
 class RecorderLimitsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     testing::TestApp();
-    SettingsDir();
+    testing::ScratchSettingsDir();
     ASSERT_TRUE(dir_.isValid());
     path_ = dir_.filePath(QStringLiteral("run.tstrace"));
   }

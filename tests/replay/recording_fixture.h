@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <QByteArray>
+#include <QSettings>
 #include <QTemporaryDir>
 
 #include <chrono>
@@ -30,6 +31,18 @@ inline QApplication* TestApp() {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   static QApplication* app = new QApplication(argc, argv);
   return app;
+}
+
+// Keeps QSettings (the recording limits, MainWindow's state) out of the user's real files; one
+// scratch folder per test binary.
+inline const QTemporaryDir& ScratchSettingsDir() {
+  static QTemporaryDir* dir = [] {
+    auto* made = new QTemporaryDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, made->path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, made->path());
+    return made;
+  }();
+  return *dir;
 }
 
 // Keeps every published batch in order, then hands it on to the real recorder.

@@ -28,15 +28,6 @@
 namespace trainscope {
 namespace {
 
-QTemporaryDir& SettingsDir() {
-  static QTemporaryDir* dir = [] {
-    auto* made = new QTemporaryDir;
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, made->path());
-    return made;
-  }();
-  return *dir;
-}
-
 // A file of `bytes` bytes whose modification time is `age_s` seconds ago.
 void WriteRecording(const QString& path, qint64 bytes, int age_s) {
   QFile file(path);
@@ -52,7 +43,7 @@ class RecordingsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     testing::TestApp();
-    SettingsDir();
+    testing::ScratchSettingsDir();
     AppSettings().remove(QStringLiteral("recording"));
     ASSERT_TRUE(dir_.isValid());
   }

@@ -56,6 +56,11 @@ void DeviceSessionController::install(MainWindow* window) {
   health_dock_->setObjectName(QStringLiteral("link_health_dock"));
   SetScrollingDockWidget(health_dock_, health_panel_);
   window->addDockWidget(Qt::RightDockWidgetArea, health_dock_);
+  // A tab beside the loss view: a row of its own would squeeze every view on a laptop screen.
+  if (auto* loss = window->findChild<QDockWidget*>(QStringLiteral("lossDock"))) {
+    window->tabifyDockWidget(loss, health_dock_);
+    loss->raise();
+  }
   health_dock_->hide();  // shown once a board is connected; View menus can bring it back
   menu->addSeparator();
   menu->addAction(health_dock_->toggleViewAction());

@@ -346,11 +346,12 @@ class DevicePartsTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(app.controller.source()->health().backward_steps > schedule + 6,
                              10000);
     QCOMPARE(app.controller.source()->state(), EventSource::State::kRunning);
-    QVERIFY(app.window.action(MainWindow::Command::kPause)->isEnabled());
+    // The window hears of state changes through queued signals from the reader thread.
+    QTRY_VERIFY_WITH_TIMEOUT(app.window.action(MainWindow::Command::kPause)->isEnabled(), 5000);
     QVERIFY(app.controller.source()->commandsUnavailable().isEmpty());
     app.window.action(MainWindow::Command::kPause)->trigger();
     QTRY_COMPARE_WITH_TIMEOUT(app.controller.source()->state(), EventSource::State::kPaused, 5000);
-    QVERIFY(app.window.action(MainWindow::Command::kRun)->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(app.window.action(MainWindow::Command::kRun)->isEnabled(), 5000);
     app.controller.disconnectDevice();
   }
 

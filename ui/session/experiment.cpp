@@ -37,6 +37,20 @@ Status BuildArm(const ExperimentSpec& spec, const ExperimentArm& arm, ArmState* 
   return state->trainer->Init(state->model.get(), spec.options, arm.trainability);
 }
 
+// The arms of `spec` with nothing trained yet.
+ExperimentSnapshot Unstarted(const ExperimentSpec& spec) {
+  ExperimentSnapshot snapshot;
+  snapshot.running = true;
+  snapshot.epochs = spec.options.epochs;
+  snapshot.metric = spec.options.metric;
+  for (const ExperimentArm& arm : spec.arms) {
+    ArmResult result;
+    result.arm = arm;
+    snapshot.arms.push_back(std::move(result));
+  }
+  return snapshot;
+}
+
 Status ArmError(const ExperimentArm& arm, Status status) {
   status.Prepend("arm '" + arm.name.toStdString() + "'");
   return status;
@@ -175,27 +189,16 @@ Status ExperimentRunner::start(ExperimentSpec spec) {
   cancel();
   TS_RETURN_IF_ERROR(ValidateExperiment(spec));
   cancel_.store(false);
-  {
-    // The first snapshot exists before the worker does: a view polling right away sees the arms.
-    auto first = std::make_shared<ExperimentSnapshot>();
-    first->running = true;
-    first->epochs = spec.options.epochs;
-    first->metric = spec.options.metric;
-    for (const ExperimentArm& arm : spec.arms)
-      first->arms.push_back(ArmResult{arm, {}, {}, {}, {}, 0.0, {}});
-    publish(*first);
-  }
+  // The first snapshot exists before the worker does: a view polling right away sees the arms.
+  publish(Unstarted(spec));
   worker_ = std::thread([this, spec = std::move(spec)] {
     ExperimentSnapshot result;
     const Status status =
         Run(spec, &result, &cancel_, [this](const ExperimentSnapshot& s) { publish(s); });
     if (!status.ok()) {
       // Validated before the thread started; what is left is an arm whose trainer failed.
+      if (result.arms.empty()) result = Unstarted(spec);
       result.running = false;
-      if (result.arms.empty()) {
-        for (const ExperimentArm& arm : spec.arms)
-          result.arms.push_back(ArmResult{arm, {}, {}, {}, {}, 0.0, {}});
-      }
       for (ArmResult& arm : result.arms) {
         if (arm.error.isEmpty()) arm.error = QString::fromUtf8(status.message());
       }

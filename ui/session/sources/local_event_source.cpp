@@ -39,11 +39,7 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
   void OnBackwardStep(const BackwardStepEvent& event) override {
     Add(event);
-    const double rate = owner_->stepsPerSecond();
-    if (!event.begin && rate > 0.0 && rate <= kWatchRate) {
-      Publish();  // the highlight must show the op while the pace holds it
-      owner_->pace(1.0 / owner_->pacedPointsPerStep());
-    }
+    if (!event.begin) owner_->holdPace(/*after_backward_step=*/true);
     // Step backward op pauses once the step has run, as the board agent and a replay do: the
     // first step of a run and the last one of every sample are then visible too.
     if (!event.begin) owner_->reachBoundary(Boundary::kBackwardOp);
@@ -220,6 +216,15 @@ uint32_t LocalEventSource::pacedPointsPerStep() const {
   const uint32_t backward_steps =
       trainer_->selection().num_train_layers * setup_.options.batch_size;
   return backward_steps + 1;  // and the optimizer step itself
+}
+
+bool LocalEventSource::holdPace(bool after_backward_step) {
+  const double rate = stepsPerSecond();
+  if (rate <= 0.0) return true;
+  const bool watching = rate <= kWatchRate;
+  if (after_backward_step && !watching) return true;
+  bridge_->Publish();  // what the pace holds on screen must be there
+  return pace(watching ? 1.0 / pacedPointsPerStep() : 1.0);
 }
 
 bool LocalEventSource::pace(double fraction) {
@@ -450,11 +455,7 @@ void LocalEventSource::run() {
           std::lock_guard<std::mutex> lock(mutex_);
           ++completed_steps_;
         }
-        if (stepsPerSecond() > 0.0) {
-          bridge_->Publish();
-          const bool watching = stepsPerSecond() <= kWatchRate;
-          if (!pace(watching ? 1.0 / pacedPointsPerStep() : 1.0)) break;
-        }
+        if (!holdPace(/*after_backward_step=*/false)) break;
       }
     }
     {

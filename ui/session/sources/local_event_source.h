@@ -143,8 +143,11 @@ class LocalEventSource : public EventSource {
   Status applyPendingTrainability();
   // Builds a trainer on a fresh copy of the initial model; the worker must not run.
   Status rebuildFromInitialWeights();
-  // Worker thread: waits out `fraction` of one optimizer step's interval at the current pace.
-  // False: stop requested.
+  // Worker thread, after a backward step or an optimizer step: publishes and waits as the pace
+  // asks (at watching rates every backward step takes its share of the interval, faster only
+  // optimizer steps wait). False: stop requested.
+  bool holdPace(bool after_backward_step);
+  // Waits out `fraction` of one optimizer step's interval at the current pace.
   bool pace(double fraction);
   // Backward steps per optimizer step of the current trainer (what the slow pace divides by).
   uint32_t pacedPointsPerStep() const;

@@ -161,16 +161,19 @@ void MainWindow::showEvent(QShowEvent* event) {
   }
 }
 
+QString MainWindow::TipWithShortcut(const QString& tip, const QKeySequence& shortcut) {
+  return shortcut.isEmpty() ? tip
+                            : tip + QStringLiteral(" (") +
+                                  shortcut.toString(QKeySequence::NativeText) + QLatin1Char(')');
+}
+
 void MainWindow::createActions() {
   QStyle* style = this->style();
   auto make = [this](const QIcon& icon, const QString& text, const QKeySequence& shortcut,
                      const QString& tip) {
     auto* action = new QAction(icon, text, this);
     action->setShortcut(shortcut);
-    action->setToolTip(shortcut.isEmpty()
-                           ? tip
-                           : tip + QStringLiteral(" (") +
-                                 shortcut.toString(QKeySequence::NativeText) + QLatin1Char(')'));
+    action->setToolTip(TipWithShortcut(tip, shortcut));
     action->setStatusTip(tip);
     return action;
   };

@@ -144,6 +144,8 @@ class MainWindow : public QMainWindow {
 
  private:
   void createActions();
+  // "Run one backward step (F10)": an action's tooltip, its shortcut appended when it has one.
+  static QString TipWithShortcut(const QString& tip, const QKeySequence& shortcut);
   void createMenus();
   void createHelpMenu();  // main_window_help.cpp
   void createDocks();

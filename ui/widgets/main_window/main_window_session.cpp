@@ -70,13 +70,6 @@ QStringList RecentFileLabels(const QStringList& paths) {
   return labels;
 }
 
-QString ShortcutSuffix(const QAction* action) {
-  const QKeySequence shortcut = action->shortcut();
-  return shortcut.isEmpty() ? QString()
-                            : QStringLiteral(" (") + shortcut.toString(QKeySequence::NativeText) +
-                                  QLatin1Char(')');
-}
-
 QString OpLabel(const Graph& graph, uint32_t op) {
   if (graph.subgraphs.empty() || op >= graph.main().operators.size())
     return QStringLiteral("#%1").arg(op);
@@ -220,7 +213,7 @@ void MainWindow::updateActions() {
   }
   for (QAction* action :
        {run_action_, pause_action_, step_op_action_, step_sample_action_, step_batch_action_}) {
-    const QString usual = action->statusTip() + ShortcutSuffix(action);
+    const QString usual = TipWithShortcut(action->statusTip(), action->shortcut());
     action->setToolTip(unavailable.isEmpty() ? usual : unavailable);
   }
   stop_action_->setEnabled(has_source && state != EventSource::State::kStopped);

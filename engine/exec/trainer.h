@@ -67,6 +67,20 @@ struct MemorySummary {
   uint64_t lower_bound_bytes = 0;  // most bytes live at any tick of that arena
 };
 
+// Which of a tensor's values ReadTensor copies.
+enum class TensorAspect : uint8_t {
+  kValue,     // a constant's current value, or an activation while it is live
+  kGradient,  // dL/dT while its buffer is live; a weight gradient holds the batch's sum so far
+  kAdamM,     // Adam's first moment of a trained parameter
+  kAdamV,     // Adam's second moment
+};
+const char* TensorAspectName(TensorAspect aspect);  // "value", "gradient", "Adam m", "Adam v"
+
+struct TensorCopy {
+  std::vector<int32_t> shape;  // a half-rank gradient holds only its buffer's rows
+  std::vector<float> values;
+};
+
 class Trainer {
  public:
   Trainer() = default;
@@ -114,6 +128,11 @@ class Trainer {
   // Adam state of a parameter (nullptr for SGD).
   float* adam_m(int32_t tensor);
   float* adam_v(int32_t tensor);
+  // What a debugger reads while the step is paused (between ticks, at the gate or inside an
+  // event): a copy of `tensor`'s `aspect` as the step holds it now. kInvalidArgument with the
+  // reason when the engine does not hold it at this point (an activation outside its lifetime,
+  // a frozen parameter's gradient, SGD's absent moments); kUnsupported for non-float tensors.
+  Status ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy) const;
 
  private:
   Status CheckData(const DataSet& data) const;

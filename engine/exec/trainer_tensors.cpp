@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Trainer::ReadTensor: the debugger's read of what a paused train step holds. It only copies;
+// the step itself is never changed by looking at it.
+#include <algorithm>
+
+#include "engine/exec/trainer.h"
+
+namespace trainscope {
+
+const char* TensorAspectName(TensorAspect aspect) {
+  switch (aspect) {
+    case TensorAspect::kValue:
+      return "value";
+    case TensorAspect::kGradient:
+      return "gradient";
+    case TensorAspect::kAdamM:
+      return "Adam m";
+    case TensorAspect::kAdamV:
+      return "Adam v";
+  }
+  return "?";
+}
+
+namespace {
+
+// Copies the first `count` of a tensor's `full_count` values; a shorter buffer (a half-rank
+// gradient or moment) holds whole rows, so only the first dimension shrinks.
+void CopyRows(const float* from, size_t count, size_t full_count, std::vector<int32_t> shape,
+              TensorCopy* copy) {
+  if (count < full_count && !shape.empty() && shape[0] > 0) {
+    shape[0] = static_cast<int32_t>(count / (full_count / static_cast<size_t>(shape[0])));
+  }
+  copy->shape = std::move(shape);
+  copy->values.assign(from, from + count);
+}
+
+}  // namespace
+
+Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy) const {
+  if (subgraph_ == nullptr) {
+    return Status::Error(StatusCode::kInvalidArgument, "the trainer is not initialised");
+  }
+  const Subgraph& sg = *subgraph_;
+  if (tensor < 0 || static_cast<size_t>(tensor) >= sg.tensors.size()) {
+    return Status::Error(StatusCode::kInvalidArgument,
+                         "tensor %d does not exist (the model has %u)", static_cast<int>(tensor),
+                         static_cast<unsigned>(sg.tensors.size()));
+  }
+  const Tensor& t = sg.tensors[tensor];
+  if (t.type != ElementType::kFloat32) {
+    return Status::Error(StatusCode::kUnsupported, "tensor %d (%s) is not float32",
+                         static_cast<int>(tensor), t.name.c_str());
+  }
+  const size_t count = t.element_count();
+  switch (aspect) {
+    case TensorAspect::kValue: {
+      if (t.constant) {
+        CopyRows(constants_.floats(tensor), count, count, t.shape, copy);
+        return Status::Ok();
+      }
+      const void* live = views_.values[tensor];
+      if (live == nullptr) {
+        return Status::Error(StatusCode::kInvalidArgument,
+                             "%s is not held at this point of the step (an activation lives only "
+                             "from the op that writes it to its last use)",
+                             t.name.c_str());
+      }
+      CopyRows(static_cast<const float*>(live), count, count, t.shape, copy);
+      return Status::Ok();
+    }
+    case TensorAspect::kGradient: {
+      const float* live = views_.gradients[tensor];
+      if (live == nullptr) {
+        const bool trained = OptimizerState(tensor, 0) >= 0 || [&] {
+          for (const ParameterGradient& p : parameters_) {
+            if (p.tensor == tensor) return true;
+          }
+          return false;
+        }();
+        return Status::Error(StatusCode::kInvalidArgument, "%s",
+                             (t.name + (trained ? "'s gradient is not held at this point of the "
+                                                  "step (it lives from the backward step that "
+                                                  "computes it to the optimizer step)"
+                                                : " has no gradient here (frozen, outside the "
+                                                  "backward range, or not yet computed)"))
+                                 .c_str());
+      }
+      // The bound buffer may be a half-rank gradient of fewer rows than the tensor.
+      size_t elements = count;
+      for (uint32_t b = 0; b < timeline_.buffers.size(); ++b) {
+        const TimelineBuffer& buffer = timeline_.buffers[b];
+        if (buffer.tensor != tensor || buffer.storage != BufferStorage::kBackward) continue;
+        if (reinterpret_cast<const float*>(arena_.data(b)) != live) continue;
+        elements = std::min<size_t>(count, buffer.bytes / sizeof(float));
+        break;
+      }
+      CopyRows(live, elements, count, t.shape, copy);
+      return Status::Ok();
+    }
+    case TensorAspect::kAdamM:
+    case TensorAspect::kAdamV: {
+      const int32_t state = OptimizerState(tensor, aspect == TensorAspect::kAdamM ? 0 : 1);
+      if (state < 0) {
+        return Status::Error(StatusCode::kInvalidArgument, "%s has no %s (%s)", t.name.c_str(),
+                             TensorAspectName(aspect),
+                             options_.optimizer == OptimizerKind::kAdam ? "it is not trained"
+                                                                        : "the optimizer is SGD");
+      }
+      const TimelineBuffer& buffer = timeline_.buffers[static_cast<uint32_t>(state)];
+      const size_t elements = std::min<size_t>(count, buffer.bytes / sizeof(float));
+      CopyRows(reinterpret_cast<const float*>(arena_.data(static_cast<uint32_t>(state))), elements,
+               count, t.shape, copy);
+      return Status::Ok();
+    }
+  }
+  return Status::Error(StatusCode::kInvalidArgument, "unknown tensor aspect");
+}
+
+}  // namespace trainscope

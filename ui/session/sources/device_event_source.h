@@ -97,6 +97,11 @@ class DeviceEventSource : public EventSource {
   bool hasModel() const;
   AnnouncedModel announcedModel() const;
   QString description() const override;
+  QString tensorValuesUnavailable() const override {
+    return QStringLiteral(
+        "the board agent sends no tensor values; open the same model in the embedded engine to "
+        "inspect them");
+  }
   // From the board's reported activity: "board finished training: …", "board idle: …", "board
   // halted …"; while it finished, halted or waits for a desktop it takes no run command.
   QString stateText() const override;

@@ -6,7 +6,11 @@
 namespace trainscope {
 
 EventSource::EventSource(std::shared_ptr<SessionStore> store, QObject* parent)
-    : QObject(parent), store_(store ? std::move(store) : std::make_shared<SessionStore>()) {}
+    : QObject(parent), store_(store ? std::move(store) : std::make_shared<SessionStore>()) {
+  // Sources answer tensor requests from their own threads: the snapshot crosses as a queued
+  // signal argument.
+  qRegisterMetaType<TensorValuesPtr>();
+}
 
 EventSource::~EventSource() = default;
 
@@ -43,6 +47,17 @@ Status EventSource::restart() {
       QStringLiteral("restarting is not supported by this source (%1)").arg(description());
   Q_EMIT errorOccurred(message);
   return Status::Error(StatusCode::kUnsupported, "%s", qPrintable(message));
+}
+
+void EventSource::requestTensorValues(const TensorRequest& request) {
+  auto answer = std::make_shared<TensorValues>();
+  answer->request = request;
+  answer->unavailable = tensorValuesUnavailable();
+  Q_EMIT tensorValuesReady(answer);
+}
+
+QString EventSource::tensorValuesUnavailable() const {
+  return QStringLiteral("%1 sends no tensor values").arg(description());
 }
 
 QString EventSource::stateText() const {

@@ -26,6 +26,7 @@
 #include "engine/plan/trainability.h"
 #include "ui/session/breakpoints.h"
 #include "ui/session/session_store.h"
+#include "ui/session/tensor_values.h"
 
 namespace trainscope {
 
@@ -88,6 +89,12 @@ class EventSource : public QObject {
   // Non-empty once the source ran its whole schedule and start() would train another one from
   // the weights reached ("trained 3 epochs, 180 optimizer steps"): the window asks first.
   virtual QString finishedSchedule() const { return QString(); }
+  // Tensor values at the current point of the step: answered by tensorValuesReady(), from any
+  // thread, with the values or the reason they cannot be read. The default answers with
+  // tensorValuesUnavailable().
+  virtual void requestTensorValues(const trainscope::TensorRequest& request);
+  // Non-empty when this source can read no tensor values at all: the reason.
+  virtual QString tensorValuesUnavailable() const;
 
  Q_SIGNALS:
   void stateChanged(trainscope::EventSource::State state);
@@ -96,6 +103,7 @@ class EventSource : public QObject {
   // The run paused at a breakpoint: `reason` is user-facing (it also arrives in the store as a
   // status message); `op_index` is the op to show, kNoOp when there is none.
   void breakpointHit(const QString& reason, uint32_t op_index);
+  void tensorValuesReady(trainscope::TensorValuesPtr values);
 
  protected:
   // Emits stateChanged() when the state differs.

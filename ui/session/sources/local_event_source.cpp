@@ -24,21 +24,41 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   explicit Bridge(LocalEventSource* owner) : owner_(owner) { since_publish_.start(); }
 
   void BeforeBackwardStep(const BackwardStepEvent& event) override {
+    position_ = QStringLiteral("before backward step %1 (op #%2), sample %3 of optimizer step %4")
+                    .arg(event.step)
+                    .arg(event.op_index)
+                    .arg(sample_)
+                    .arg(optimizer_step_);
     const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
         [&event](BreakpointMonitor& monitor) { return monitor.beforeBackwardStep(event); });
     if (hit) owner_->breakAt(*hit);
   }
   void OnSample(const SampleEvent& event) override {
     Add(event);
+    sample_ = event.sample;
+    optimizer_step_ = event.optimizer_step;
+    if (!event.begin) {
+      position_ = QStringLiteral("after sample %1 of optimizer step %2 (before the update)")
+                      .arg(event.sample)
+                      .arg(event.optimizer_step);
+    }
     if (!event.begin) owner_->reachBoundary(Boundary::kSample);
   }
   void OnOptimizerStep(const OptimizerStepEvent& event) override {
     Add(event);
+    position_ = QStringLiteral("after optimizer step %1").arg(event.optimizer_step);
     owner_->reachBoundary(Boundary::kBatch);
   }
   void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
   void OnBackwardStep(const BackwardStepEvent& event) override {
     Add(event);
+    if (!event.begin) {
+      position_ = QStringLiteral("after backward step %1 (op #%2), sample %3 of optimizer step %4")
+                      .arg(event.step)
+                      .arg(event.op_index)
+                      .arg(sample_)
+                      .arg(optimizer_step_);
+    }
     if (!event.begin) owner_->holdPace(/*after_backward_step=*/true);
     // Step backward op pauses once the step has run, as the board agent and a replay do: the
     // first step of a run and the last one of every sample are then visible too.
@@ -65,6 +85,10 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
     batch_.add(StatusMessage{level, text});
   }
 
+  // Where the step stands, for tensor reads (worker thread, or any thread while it is idle).
+  const QString& position() const { return position_; }
+  void setPosition(const QString& position) { position_ = position; }
+
   void Publish() {
     owner_->publish(batch_);
     batch_.clear();
@@ -81,6 +105,9 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   LocalEventSource* owner_;
   EventBatch batch_;
   QElapsedTimer since_publish_;
+  QString position_;
+  uint32_t sample_ = 0;  // of the sample event last seen
+  uint32_t optimizer_step_ = 0;
 };
 
 LocalEventSource::LocalEventSource(std::shared_ptr<SessionStore> store, QObject* parent)
@@ -237,8 +264,11 @@ bool LocalEventSource::pace(double fraction) {
   // Time spent paused, or training slower than the pace, is not made up later in a burst.
   next_pace_point_ = std::max(next_pace_point_ + interval, now);
   const auto until = next_pace_point_;
-  wake_.wait_until(lock, until,
-                   [&] { return stop_requested_ || !running_ || stepsPerSecond() != rate; });
+  const auto done = [&] { return stop_requested_ || !running_ || stepsPerSecond() != rate; };
+  // A tensor request is answered during the wait rather than after it.
+  while (wake_.wait_until(lock, until, [&] { return done() || pending_read_; }) && !done()) {
+    answerPendingRequest(lock);
+  }
   return !stop_requested_;
 }
 
@@ -279,6 +309,7 @@ void LocalEventSource::startPausingAt(Boundary pause_at) {
     pause_at_ = pause_at;
     progress_ = Progress::kInProgress;
     next_pace_point_ = std::chrono::steady_clock::now();
+    worker_active_ = true;
   }
   setState(State::kRunning);
   worker_ = std::thread([this] { run(); });
@@ -346,6 +377,7 @@ QString LocalEventSource::lastBreakpointReason() const {
 bool LocalEventSource::reachBoundary(Boundary boundary) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stop_requested_) return false;
+  answerPendingRequest(lock);
   if (running_ && pause_at_ == boundary) {
     running_ = false;
     pause_at_ = Boundary::kNone;
@@ -374,7 +406,11 @@ bool LocalEventSource::waitWhilePaused(std::unique_lock<std::mutex>& lock, const
   setState(State::kPaused);
   if (reason != nullptr) Q_EMIT breakpointHit(*reason, op);
   lock.lock();
-  wake_.wait(lock, [this] { return running_ || stop_requested_; });
+  for (;;) {
+    wake_.wait(lock, [this] { return running_ || stop_requested_ || pending_read_; });
+    if (running_ || stop_requested_) break;
+    answerPendingRequest(lock);
+  }
   const bool stopping = stop_requested_;
   lock.unlock();
   if (!stopping) setState(State::kRunning);
@@ -487,7 +523,74 @@ void LocalEventSource::run() {
     }
   }
   bridge_->Publish();
+  std::optional<TensorRequest> unanswered;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    worker_active_ = false;  // from here requests are answered on the caller's thread
+    unanswered.swap(pending_read_);
+  }
+  if (unanswered) answerTensorRequest(*unanswered, bridge_->position());
   setState(State::kStopped);
+}
+
+void LocalEventSource::requestTensorValues(const TensorRequest& request) {
+  if (!loaded()) {
+    EventSource::requestTensorValues(request);
+    return;
+  }
+  QString where;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (worker_active_) {
+      pending_read_ = request;
+      wake_.notify_all();
+      return;
+    }
+    switch (progress_) {
+      case Progress::kFresh:
+        where = QStringLiteral("the initial weights, before training");
+        break;
+      case Progress::kFinished:
+        where = QStringLiteral("training finished after optimizer step %1").arg(completed_steps_);
+        break;
+      default:
+        where = QStringLiteral("stopped after optimizer step %1").arg(completed_steps_);
+        break;
+    }
+  }
+  answerTensorRequest(request, where);
+}
+
+QString LocalEventSource::tensorValuesUnavailable() const {
+  return loaded() ? QString() : QStringLiteral("no model is loaded");
+}
+
+void LocalEventSource::answerPendingRequest(std::unique_lock<std::mutex>& lock) {
+  if (!pending_read_) return;
+  const TensorRequest request = *pending_read_;
+  pending_read_.reset();
+  lock.unlock();
+  answerTensorRequest(request, bridge_->position());
+  lock.lock();
+}
+
+void LocalEventSource::answerTensorRequest(const TensorRequest& request, const QString& where) {
+  auto answer = std::make_shared<TensorValues>();
+  answer->request = request;
+  answer->where = where;
+  const Subgraph& subgraph = model_->graph().main();
+  if (request.tensor >= 0 && static_cast<size_t>(request.tensor) < subgraph.tensors.size()) {
+    answer->tensor_name = QString::fromStdString(subgraph.tensors[request.tensor].name);
+  }
+  TensorCopy copy;
+  const Status status = trainer_->ReadTensor(request.tensor, request.aspect, &copy);
+  if (status.ok()) {
+    answer->shape = std::move(copy.shape);
+    answer->values = std::move(copy.values);
+  } else {
+    answer->unavailable = QString::fromUtf8(status.message());
+  }
+  Q_EMIT tensorValuesReady(answer);
 }
 
 }  // namespace trainscope

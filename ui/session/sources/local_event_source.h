@@ -19,6 +19,10 @@
 // zero, the same data order - clears the store, ends the recording (sessionRestarted() lets its
 // owner start a new one) and keeps the applied trainability, with a pending change applied.
 //
+// Tensor values (requestTensorValues) are read where the trainer is: on the worker thread at the
+// next boundary or right away while paused, on the calling thread while no worker runs. Either
+// way the answer is a snapshot copied out of the trainer, emitted as tensorValuesReady().
+//
 // Pace (setStepsPerSecond): 0 trains at full speed; otherwise the worker waits between optimizer
 // steps, and at slow rates (kWatchRate and below) each backward step takes its share of the
 // interval, so the graph's highlight walks through the ops. Pause and stop cut a wait short.
@@ -106,6 +110,8 @@ class LocalEventSource : public EventSource {
   // thread; the arms are the caller's). False before load().
   bool fillExperimentSpec(ExperimentSpec* spec) const;
   QString finishedSchedule() const override;
+  void requestTensorValues(const TensorRequest& request) override;
+  QString tensorValuesUnavailable() const override;
 
  public Q_SLOTS:
   void start() override;
@@ -153,6 +159,10 @@ class LocalEventSource : public EventSource {
   uint32_t pacedPointsPerStep() const;
   // Worker thread: publishes what is pending, then tells the recorder the trainability in force.
   void announceTrainability();
+  // Reads `request` from the trainer and emits the answer; the trainer must not be running.
+  void answerTensorRequest(const TensorRequest& request, const QString& where);
+  // Worker thread with mutex_ held by `lock`: answers a pending request (unlocking meanwhile).
+  void answerPendingRequest(std::unique_lock<std::mutex>& lock);
 
   std::unique_ptr<Model> model_;
   std::vector<uint8_t> initial_bytes_;  // the model as loaded, before any update
@@ -164,7 +174,9 @@ class LocalEventSource : public EventSource {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  bool running_ = false;  // false: pause at the next boundary
+  bool running_ = false;        // false: pause at the next boundary
+  bool worker_active_ = false;  // the worker thread may use the trainer
+  std::optional<TensorRequest> pending_read_;
   bool stop_requested_ = false;
   Boundary pause_at_ = Boundary::kNone;
   bool pending_trainability_ = false;

@@ -49,6 +49,11 @@ class ReplayEventSource : public EventSource {
   const TraceIndex* index() const { return index_.get(); }
   const ReplaySkips& skips() const;
   QString description() const override;
+  QString tensorValuesUnavailable() const override {
+    return QStringLiteral(
+        "a recording keeps no tensor values; open its model in the embedded engine to inspect "
+        "them");
+  }
 
   // Backward steps replayed so far and in the whole trace.
   size_t position() const;

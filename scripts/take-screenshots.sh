@@ -44,6 +44,8 @@ app_run 1600x1000 --screenshot "$out/main-window-demo.png" --steps 40
 # All layers against the last 2 layers, from the same initial weights (Training > Compare
 # Trainability).
 app_run 1600x1000 --screenshot "$out/experiments-all-vs-last-two.png" --experiment
+# A layer's weight gradient, paused after one more sample (Tensor values dock).
+app_run 1600x1000 --screenshot "$out/tensor-values-gradient.png" --steps 40 --inspect 3
 # Laptop screens: the default layout sized for the screen it opens on.
 for size in 1366x768 1280x720 1024x700; do
   app_run "$size" --screenshot "$out/main-window-$size.png" --steps 40

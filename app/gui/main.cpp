@@ -31,6 +31,7 @@
 #include "ui/widgets/experiments/experiments_view.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/main_window/view_export.h"
+#include "ui/widgets/tensors/tensor_panel.h"
 
 using trainscope::AppController;
 using trainscope::MainWindow;
@@ -70,6 +71,33 @@ void RunSteps(trainscope::EventSource* source, const trainscope::SessionStore& s
   });
   source->stepBatch();
   poll->start(10);
+}
+
+// Shows `op`'s weight gradient (its output when it has no weights) once the source paused after
+// one more sample, then calls `done` when the answer is on screen (or after 10 s regardless).
+void InspectOp(MainWindow* window, trainscope::EventSource* source, int op,
+               const std::function<void()>& done) {
+  const trainscope::Operator& node = window->graph().main().operators[static_cast<size_t>(op)];
+  const bool weighted = trainscope::HasOnertTrainableWeights(node.opcode) && node.inputs.size() > 1;
+  const int32_t tensor = weighted ? node.inputs[1] : node.outputs.empty() ? -1 : node.outputs[0];
+  window->showTensorsOf(op);
+  trainscope::TensorPanel* panel = window->tensorPanel();
+  auto finished = std::make_shared<bool>(false);
+  auto finish = [finished, done] {
+    if (*finished) return;
+    *finished = true;
+    done();
+  };
+  QObject::connect(
+      source, &trainscope::EventSource::tensorValuesReady, window,
+      [panel, finish](const trainscope::TensorValuesPtr& values) {
+        if (values && values->unavailable.isEmpty() && values->request == panel->request()) {
+          finish();
+        }
+      });
+  QTimer::singleShot(10000, window, finish);
+  panel->choose(tensor, trainscope::TensorAspect::kGradient);
+  source->stepSample();  // the panel asks again when the source pauses there
 }
 
 // A board trains on its own: the views are captured once it reached `steps` optimizer steps, or
@@ -135,6 +163,12 @@ int main(int argc, char* argv[]) {
        QStringLiteral("With --screenshot: show the Experiments dock, train its arms (all layers "
                       "against the last 2 layers, from the same initial weights) and capture "
                       "once they finished.")});
+  parser.addOption(
+      {QStringLiteral("inspect"),
+       QStringLiteral("With --screenshot: after --steps, train one more sample and show operator "
+                      "OP's weight gradient (its output when it has no weights) in the Tensor "
+                      "values dock."),
+       QStringLiteral("OP")});
   parser.addOption({QStringLiteral("window-size"),
                     QStringLiteral("With --screenshot: the window's size, e.g. 1366x768."),
                     QStringLiteral("WxH")});
@@ -176,9 +210,17 @@ int main(int argc, char* argv[]) {
     }
   }
   const bool experiment = parser.isSet(QStringLiteral("experiment"));
-  if ((experiment || window_size.isValid()) && screenshot.isEmpty()) {
+  const bool inspect = parser.isSet(QStringLiteral("inspect"));
+  if ((experiment || inspect || window_size.isValid()) && screenshot.isEmpty()) {
     return trainscope::cli::Fail(
-        QStringLiteral("--experiment and --window-size go with --screenshot"), 2);
+        QStringLiteral("--experiment, --inspect and --window-size go with --screenshot"), 2);
+  }
+  bool inspect_ok = !inspect;
+  const int inspect_op = inspect ? parser.value(QStringLiteral("inspect")).toInt(&inspect_ok) : -1;
+  if (!inspect_ok || (inspect && inspect_op < 0)) {
+    return trainscope::cli::Fail(QStringLiteral("--inspect '%1' is not an operator index")
+                                     .arg(parser.value(QStringLiteral("inspect"))),
+                                 2);
   }
   if (parser.isSet(QStringLiteral("connect")) && !state_json.isEmpty()) {
     return trainscope::cli::Fail(QStringLiteral("--state-json describes a local run; it does not "
@@ -305,6 +347,29 @@ int main(int argc, char* argv[]) {
       QTimer::singleShot(300, [&] {
         save_screenshot(store->snapshot()->progress.last_optimizer_step);
         QApplication::exit(exit_status);
+      });
+    });
+    return QApplication::exec();
+  }
+  if (inspect) {
+    const trainscope::Graph& graph = window.graph();
+    const size_t op_count = graph.subgraphs.empty() ? 0 : graph.main().operators.size();
+    if (static_cast<size_t>(inspect_op) >= op_count) {
+      return trainscope::cli::Fail(
+          QStringLiteral("--inspect %1: the model has %2 operators (0..%3)")
+              .arg(inspect_op)
+              .arg(op_count)
+              .arg(static_cast<long long>(op_count) - 1),
+          2);
+    }
+    RunSteps(controller.source(), *store, steps, [&] {
+      InspectOp(&window, controller.source(), inspect_op, [&] {
+        QTimer::singleShot(200, [&] {
+          save_screenshot(store->snapshot()->progress.last_optimizer_step);
+          std::printf("%s\n", qPrintable(window.tensorPanel()->summaryText()));
+          controller.source()->stop();
+          QApplication::exit(exit_status);
+        });
       });
     });
     return QApplication::exec();

@@ -152,8 +152,9 @@ QWidget* ExperimentsView::createControls() {
       rows.push_back(index.row());
     }
     std::sort(rows.rbegin(), rows.rend());
-    for (int row : rows) {
-      if (row >= 0 && static_cast<size_t>(row) < arms_.size()) arms_.erase(arms_.begin() + row);
+    for (int selected : rows) {
+      if (selected >= 0 && static_cast<size_t>(selected) < arms_.size())
+        arms_.erase(arms_.begin() + selected);
     }
     rebuildTable(nullptr);
   });

@@ -25,6 +25,7 @@
 #include "ui/widgets/layers/layers_panel.h"
 #include "ui/widgets/loss/loss_view.h"
 #include "ui/widgets/memory/memory_view.h"
+#include "ui/widgets/tensors/tensor_panel.h"
 
 namespace trainscope {
 
@@ -63,10 +64,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(graph_view_, &GraphView::selectionChanged, this, [this](const QList<int>& ops) {
     layers_panel_->selectOps(ops);
     gradients_view_->selectOps(ops);
+    tensor_panel_->selectOps(ops);
   });
   connect(layers_panel_, &LayersPanel::opsSelected, this, [this](const QList<int>& ops) {
     graph_view_->setSelectedOps(ops);
     gradients_view_->selectOps(ops);
+    tensor_panel_->selectOps(ops);
   });
 
   resize(1600, 1000);
@@ -83,6 +86,7 @@ void MainWindow::createDocks() {
   gradients_view_ = new GradientsView(this);
   loss_view_ = new LossView(this);
   layers_panel_ = new LayersPanel(this);
+  tensor_panel_ = new TensorPanel(this);
   messages_ = new QListWidget(this);
   messages_->setWordWrap(true);
   messages_->setAlternatingRowColors(true);
@@ -100,6 +104,7 @@ void MainWindow::createDocks() {
   QDockWidget* loss = dock(loss_view_, tr("Loss and metric"), "lossDock");
   QDockWidget* layers = dock(layers_panel_, tr("Layers"), "layersDock");
   QDockWidget* messages = dock(messages_, tr("Messages"), "messagesDock");
+  QDockWidget* tensors = dock(tensor_panel_, tr("Tensor values"), "tensorsDock");
 
   addDockWidget(Qt::LeftDockWidgetArea, graph);
   addDockWidget(Qt::RightDockWidgetArea, memory);
@@ -107,7 +112,21 @@ void MainWindow::createDocks() {
   splitDockWidget(memory, gradients, Qt::Vertical);
   splitDockWidget(layers, loss, Qt::Vertical);
   tabifyDockWidget(loss, messages);
+  tabifyDockWidget(gradients, tensors);
   loss->raise();
+  gradients->raise();
+}
+
+void MainWindow::showTensorsOf(int op) {
+  const QList<int> ops{op};
+  graph_view_->setSelectedOps(ops);
+  layers_panel_->selectOps(ops);
+  gradients_view_->selectOps(ops);
+  tensor_panel_->selectOps(ops);
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("tensorsDock"))) {
+    dock->show();
+    dock->raise();
+  }
 }
 
 void MainWindow::applyDefaultSizes() {

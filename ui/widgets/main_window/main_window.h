@@ -56,6 +56,7 @@ class QMenu;
 namespace trainscope {
 
 class GradientsView;
+class TensorPanel;
 class GraphView;
 class LayersPanel;
 class BreakpointsPanel;
@@ -108,6 +109,8 @@ class MainWindow : public QMainWindow {
   ThemeChoice themeChoice() const { return theme_choice_; }
   // Puts the docks back where a fresh window has them, sized for the current screen.
   void resetLayout();
+  // Selects `op` in every view and brings the Tensor values dock forward.
+  void showTensorsOf(int op);
   // Replaces the message box the run questions use (tests answer them).
   void setPrompt(Prompt prompt) { prompt_ = std::move(prompt); }
   QAction* undoTrainabilityAction() const { return undo_trainability_action_; }
@@ -118,6 +121,7 @@ class MainWindow : public QMainWindow {
   GradientsView* gradientsView() const { return gradients_view_; }
   LossView* lossView() const { return loss_view_; }
   LayersPanel* layersPanel() const { return layers_panel_; }
+  TensorPanel* tensorPanel() const { return tensor_panel_; }
   BreakpointsPanel* breakpointsPanel() const { return breakpoints_panel_; }
   QAction* toggleBreakpointAction() const { return toggle_breakpoint_action_; }
   // Every shortcut of the menus as (menu path, keys), what Help > Keyboard Shortcuts lists.
@@ -196,6 +200,7 @@ class MainWindow : public QMainWindow {
   GradientsView* gradients_view_ = nullptr;
   LossView* loss_view_ = nullptr;
   LayersPanel* layers_panel_ = nullptr;
+  TensorPanel* tensor_panel_ = nullptr;
   QListWidget* messages_ = nullptr;
   BreakpointsPanel* breakpoints_panel_ = nullptr;
   QAction* toggle_breakpoint_action_ = nullptr;

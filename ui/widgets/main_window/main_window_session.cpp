@@ -34,6 +34,7 @@
 #include "ui/widgets/loss/loss_view.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/memory/memory_view.h"
+#include "ui/widgets/tensors/tensor_panel.h"
 
 namespace trainscope {
 namespace {
@@ -98,6 +99,7 @@ void MainWindow::setGraph(const Graph& graph, const QString& path) {
   memory_view_->setGraph(graph);
   gradients_view_->setGraph(graph);
   layers_panel_->setGraph(graph);
+  tensor_panel_->setGraph(graph);
   loadBreakpoints(graph, path);
   graph_view_->setTrainability(layers_panel_->appliedTrainability());
   const QString name = path.isEmpty() ? tr("untitled model") : QFileInfo(path).fileName();
@@ -126,6 +128,7 @@ void MainWindow::showSourceTrainability(const TrainabilityConfig& config) {
 void MainWindow::setEventSource(EventSource* source) {
   if (source_) disconnect(source_, nullptr, this, nullptr);
   source_ = source;
+  tensor_panel_->setSource(source_);
   if (source_) {
     connect(source_, &EventSource::stateChanged, this, &MainWindow::updateActions);
     connect(source_, &EventSource::errorOccurred, this, &MainWindow::showSourceError);

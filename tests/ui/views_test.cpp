@@ -9,6 +9,7 @@
 #include "tests/common/synthetic/synthetic_event_source.h"
 #include "tests/ui/test_models.h"
 #include "ui/session/parameter_rows.h"
+#include "ui/widgets/common/format.h"
 #include "ui/widgets/common/qcustomplot_include.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/common/theme.h"
@@ -96,6 +97,36 @@ class ViewsTest : public QObject {
     QVERIFY(view.lookOfOp(0)->title.contains(QStringLiteral("#0–#4")));
     view.setCollapseFrozenPrefix(false);
     QCOMPARE(view.nodeCount(), 8);
+  }
+
+  void graphViewNodeTooltipsTellTensorsAndTrainability() {
+    GraphView view;
+    view.setGraph(graph_);
+    const Subgraph& subgraph = graph_.main();
+    int fc = -1;
+    for (size_t k = 0; k < subgraph.operators.size() && fc < 0; ++k) {
+      if (subgraph.operators[k].opcode == op::kFullyConnected) fc = static_cast<int>(k);
+    }
+    QVERIFY(fc >= 0);
+    const Operator& op = subgraph.operators[static_cast<size_t>(fc)];
+    const Tensor& weights = subgraph.tensors[static_cast<size_t>(op.inputs[1])];
+    const QString all = view.toolTipOfOp(fc);
+    QVERIFY2(all.contains(QString::fromStdString(weights.name)), qPrintable(all));
+    QVERIFY(all.contains(FormatShape(weights.shape)));
+    QVERIFY(all.contains(FormatBytes(weights.bytes)));
+    QVERIFY(all.contains(QStringLiteral("weights")));
+    QVERIFY(all.contains(QStringLiteral("rank ALL")));
+    QVERIFY(all.contains(QStringLiteral("backward step %1")
+                             .arg(subgraph.operators.size() - 1 - static_cast<size_t>(fc))));
+    TrainabilityConfig bias_only;
+    bias_only.op_ranks = {{static_cast<uint16_t>(fc), TrainRank::kOnlyBias}};
+    view.setTrainability(bias_only);
+    QVERIFY(view.toolTipOfOp(fc).contains(QStringLiteral("rank ONLY_BIAS")));
+    TrainabilityConfig last_one;
+    last_one.num_train_layers = 1;
+    view.setTrainability(last_one);
+    view.setCollapseFrozenPrefix(false);
+    QVERIFY(view.toolTipOfOp(0).contains(QStringLiteral("Outside the backward range")));
   }
 
   void graphViewFindSelectsByTypeNameAndIndex() {

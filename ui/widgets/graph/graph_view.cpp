@@ -207,6 +207,12 @@ const NodeLook* GraphView::lookOfOp(int op) const {
   return &nodes_[static_cast<size_t>(node)]->look();
 }
 
+QString GraphView::toolTipOfOp(int op) const {
+  const int node = nodeOfOp(op);
+  return node >= 0 && static_cast<size_t>(node) < nodes_.size() ? nodes_[node]->toolTip()
+                                                                : QString();
+}
+
 std::vector<int> GraphView::opsOfNode(int node) const {
   std::vector<int> ops;
   for (size_t op = 0; op < node_of_op_.size(); ++op) {
@@ -265,6 +271,7 @@ void GraphView::rebuildScene() {
     auto* item = new OpNodeItem(static_cast<int>(node), QSizeF(place.width, place.height));
     item->setPos(place.x, place.y);
     item->setLook(looks[node]);
+    item->setToolTip(toolTipOfNode(static_cast<int>(node)));
     scene_->addItem(item);
     nodes_.push_back(item);
   }

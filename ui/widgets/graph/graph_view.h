@@ -94,6 +94,8 @@ class GraphView : public QWidget {
   int nodeCount() const { return static_cast<int>(nodes_.size()); }
   int nodeOfOp(int op) const;
   const NodeLook* lookOfOp(int op) const;
+  // The tooltip of the node showing `op` (empty when there is none).
+  QString toolTipOfOp(int op) const;
   const GraphLayout& layout() const { return layout_; }
   GraphCanvas* canvas() const { return canvas_; }
   GraphLegend* legend() const { return legend_; }
@@ -117,6 +119,9 @@ class GraphView : public QWidget {
   std::vector<int> opsOfNode(int node) const;
   double metricOfOp(const SessionSnapshot* snapshot, int op) const;
   NodeLook lookOfNode(int node, const SessionSnapshot* snapshot, double low, double high) const;
+  // What hovering a node tells: its tensors (name, shape, type, bytes, role), its trainability
+  // and rank, and its place in the backward loop.
+  QString toolTipOfNode(int node) const;
 
   Graph graph_;
   TrainabilityConfig config_;

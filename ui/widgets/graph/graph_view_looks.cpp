@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/model/opcodes.h"
 #include "ui/widgets/common/format.h"
 #include "ui/widgets/common/snapshot_follower.h"
 #include "ui/widgets/common/theme.h"
@@ -198,6 +199,75 @@ NodeLook GraphView::lookOfNode(int node, const SessionSnapshot* snapshot, double
   }
   look.text = ReadableTextOn(look.fill);
   return look;
+}
+
+namespace {
+
+QString TensorLine(const Subgraph& subgraph, int32_t tensor, const QString& place,
+                   const QString& role) {
+  if (tensor < 0 || static_cast<size_t>(tensor) >= subgraph.tensors.size()) {
+    return QStringLiteral("<tr><td>%1</td><td colspan=3><i>absent</i></td></tr>").arg(place);
+  }
+  const Tensor& t = subgraph.tensors[static_cast<size_t>(tensor)];
+  QString kind = role;
+  if (kind.isEmpty()) kind = t.constant ? GraphView::tr("constant") : QString();
+  const QString bytes = t.constant ? QStringLiteral(" · ") + FormatBytes(t.bytes) : QString();
+  return QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3 %4</td><td>%5%6</td></tr>")
+      .arg(place, QString::fromStdString(t.name).toHtmlEscaped(), FormatShape(t.shape),
+           QLatin1String(ElementTypeName(t.type)), kind, bytes);
+}
+
+}  // namespace
+
+QString GraphView::toolTipOfNode(int node) const {
+  const std::vector<int> ops = opsOfNode(node);
+  if (ops.empty() || graph_.subgraphs.empty()) return QString();
+  const Subgraph& subgraph = graph_.main();
+  size_t params = 0;
+  for (int op : ops) params += OperatorParameterCount(subgraph, static_cast<size_t>(op));
+  if (collapsed_prefix_ > 0 && node == 0) {
+    return tr("<b>#0–#%1</b>: %2 operators before the backward range<br>%3 parameters, all frozen "
+              "(forward only)<br><i>Uncheck \"Collapse frozen prefix\" to see them one by one.</i>")
+        .arg(ops.back())
+        .arg(ops.size())
+        .arg(FormatCount(params));
+  }
+  const int k = ops.front();
+  const Operator& op = subgraph.operators[static_cast<size_t>(k)];
+  const OpTrainability train = static_cast<size_t>(k) < resolved_.size()
+                                   ? resolved_[static_cast<size_t>(k)]
+                                   : OpTrainability();
+  QString text = QStringLiteral("<b>#%1 %2</b>").arg(k).arg(OpName(op.opcode));
+  if (train.in_backward_range) {
+    text += tr(" · backward step %1").arg(train.backward_step);
+    if (train.is_last_layer) text += tr(" (last layer: no input gradient)");
+  }
+  text += QStringLiteral("<br>");
+  const bool has_weights = HasOnertTrainableWeights(op.opcode) && params > 0;
+  if (!train.in_backward_range) {
+    text += tr("Outside the backward range: runs forward only");
+  } else if (train.trainable && has_weights) {
+    text += tr("Trains: rank %1 · %2 parameters")
+                .arg(QLatin1String(TrainRankName(train.rank)), FormatCount(params));
+  } else if (has_weights) {
+    text += tr("Frozen: %1 parameters, gradient passed through").arg(FormatCount(params));
+  } else {
+    text += tr("No parameters: passes the gradient on");
+  }
+  const bool weighted = HasOnertTrainableWeights(op.opcode);
+  text += QStringLiteral("<table cellspacing=0 cellpadding=1>");
+  for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
+    QString role;
+    if (weighted && slot == 1) role = tr("weights");
+    if (weighted && slot == 2) role = tr("bias");
+    text += TensorLine(subgraph, op.inputs[slot], tr("in %1").arg(slot), role);
+  }
+  for (size_t slot = 0; slot < op.outputs.size(); ++slot) {
+    text += TensorLine(subgraph, op.outputs[slot], tr("out %1").arg(slot), QString());
+  }
+  text += QStringLiteral("</table><i>%1</i>")
+              .arg(tr("Select it to see its tensors' values in Tensor values."));
+  return text;
 }
 
 void GraphView::updateLegend() {

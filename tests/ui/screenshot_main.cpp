@@ -6,12 +6,19 @@
 // --overlay picks the graph colouring (0 trainability, 1 gradient norm, 2 bytes, 3 update ratio),
 // --tab the gradients tab (0 per layer, 1 heatmap, 2 histogram), --memory-tab the memory tab
 // (0 timeline, 1 address map), --model a .circle/.tflite file instead of the generated model,
-// --view one of graph, memory, gradients, loss, layers to save only that view's dock.
+// --view one of graph, memory, gradients, loss, layers to save only that view's dock,
+// --dialog run-question (Run with a change not applied: the screen with the question) or
+// recordings (File > Recording Settings over a folder of three recordings).
+#include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QFile>
+#include <QMessageBox>
+#include <QScreen>
 #include <QStandardPaths>
 #include <QStyleFactory>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdio>
@@ -27,6 +34,7 @@
 #include "ui/widgets/loss/loss_view.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/memory/memory_view.h"
+#include "ui/widgets/replay/recording_settings_dialog.h"
 
 using namespace trainscope;
 
@@ -41,6 +49,7 @@ int main(int argc, char** argv) {
   int memory_tab = 0;
   QString model_path;
   QString view;
+  QString dialog;
   const QStringList args = QApplication::arguments();
   for (int i = 1; i < args.size(); ++i) {
     if (args[i] == QLatin1String("--dark")) {
@@ -55,6 +64,8 @@ int main(int argc, char** argv) {
       memory_tab = args[++i].toInt();
     } else if (args[i] == QLatin1String("--view") && i + 1 < args.size()) {
       view = args[++i];
+    } else if (args[i] == QLatin1String("--dialog") && i + 1 < args.size()) {
+      dialog = args[++i];
     } else {
       output = args[i];
     }
@@ -145,6 +156,45 @@ int main(int argc, char** argv) {
         break;
       }
     }
+  }
+
+  if (dialog == QLatin1String("run-question")) {
+    // Run with the pending change: the question is modal, so the shot is taken from inside it.
+    QTimer::singleShot(1200, &window, [&] {
+      QTimer::singleShot(600, &window, [&] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        const bool saved = box != nullptr && window.screen()->grabWindow(0).save(output, "PNG");
+        std::printf("%s %s\n", saved ? "wrote" : "could not write", qPrintable(output));
+        if (box != nullptr) box->reject();
+        app.exit(saved ? 0 : 1);
+      });
+      window.action(MainWindow::Command::kRun)->trigger();
+    });
+    return app.exec();
+  }
+  if (dialog == QLatin1String("recordings")) {
+    QTemporaryDir folder;
+    const std::pair<const char*, qint64> recordings[] = {
+        {"convnet-2026-12-01T09-12-03.tstrace", 211 << 20},
+        {"convnet-2026-12-02T14-40-51.tstrace", 58 << 20},
+        {"convnet-2026-12-03T08-02-17.tstrace", 3 << 20}};
+    for (const auto& [name, bytes] : recordings) {
+      QFile file(folder.filePath(QLatin1String(name)));
+      if (!file.open(QIODevice::WriteOnly) || !file.resize(bytes)) return 1;
+    }
+    auto* settings = new RecordingSettingsDialog(
+        folder.path(), folder.filePath(QLatin1String(recordings[2].first)), &window);
+    settings->show();
+    QTimer::singleShot(1200, &window, [&] {
+      const bool saved = settings->grab().save(output, "PNG");
+      std::printf("%s %s\n", saved ? "wrote" : "could not write", qPrintable(output));
+      app.exit(saved ? 0 : 1);
+    });
+    return app.exec();
+  }
+  if (!dialog.isEmpty()) {
+    std::fprintf(stderr, "unknown --dialog '%s' (run-question, recordings)\n", qPrintable(dialog));
+    return 2;
   }
 
   QTimer::singleShot(1200, &window, [&] {

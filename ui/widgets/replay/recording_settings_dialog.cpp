@@ -3,6 +3,7 @@
 
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -60,28 +61,42 @@ RecordingSettingsDialog::RecordingSettingsDialog(QString dir, QString current_re
   usage_ = new QLabel(this);
   usage_->setWordWrap(true);
   usage_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  delete_ = new QPushButton(tr("Delete All Recordings"), this);
+  delete_ = new QPushButton(tr("Delete Finished Recordings"), this);
+  delete_->setToolTip(tr("Deletes every recording in the folder but the one being written"));
   connect(delete_, &QPushButton::clicked, this, &RecordingSettingsDialog::deleteRecordings);
 
   auto* form = new QFormLayout;
-  form->addRow(tr("Largest recording:"), max_);
-  form->addRow(tr("Keep at most:"), keep_);
+  form->addRow(tr("Each recording up to:"), max_);
+  form->addRow(tr("The folder keeps at most:"), keep_);
+  auto* rule = new QLabel(tr("A recording that reaches its size stops; training goes on. When a "
+                             "new recording starts, the oldest ones go first."),
+                          this);
+  rule->setWordWrap(true);
+  rule->setForegroundRole(QPalette::PlaceholderText);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   connect(buttons, &QDialogButtonBox::accepted, this, &RecordingSettingsDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &RecordingSettingsDialog::reject);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(form);
+  layout->addWidget(rule);
   layout->addWidget(usage_);
   layout->addWidget(delete_, 0, Qt::AlignLeft);
   layout->addWidget(buttons);
+  setMinimumWidth(440);
   showUsage();
 }
 
 void RecordingSettingsDialog::showUsage() {
   const RecordingsUsage usage = ScanRecordings(dir_);
-  usage_->setText(tr("%1 recording(s), %2 in %3")
-                      .arg(usage.files)
-                      .arg(FormatBytes(usage.bytes), QDir::toNativeSeparators(dir_)));
+  QString text = tr("%1 recording(s), %2 in %3")
+                     .arg(usage.files)
+                     .arg(FormatBytes(usage.bytes), QDir::toNativeSeparators(dir_));
+  const QFileInfo current(current_);
+  if (!current_.isEmpty() && current.exists()) {
+    text +=
+        tr("; the one being written: %1").arg(FormatBytes(static_cast<uint64_t>(current.size())));
+  }
+  usage_->setText(text);
   delete_->setEnabled(usage.files > 0);
 }
 

@@ -297,6 +297,32 @@ TEST(AppState, HeadlessRunsRecordNothingUnlessAsked) {
   EXPECT_EQ(recordings().size(), 1) << "--record asks for one";
 }
 
+// --inspect: the Tensor values dock on a layer's weight gradient, its figures on stdout; an
+// operator the model does not have is refused with the count.
+TEST(AppState, InspectShowsALayersWeightGradient) {
+  QTemporaryDir home;
+  ASSERT_TRUE(home.isValid());
+  const QString png = home.filePath(QStringLiteral("inspect.png"));
+  ProcessResult run = Start(QStringLiteral(TRAINSCOPE_GUI),
+                            {QStringLiteral("--screenshot"), png, QStringLiteral("--steps"),
+                             QStringLiteral("3"), QStringLiteral("--inspect"), QStringLiteral("3")},
+                            home.path());
+  ASSERT_EQ(run.exit_code, 0) << run.err.toStdString();
+  EXPECT_TRUE(QFile::exists(png));
+  const QString out = QString::fromUtf8(run.out);
+  EXPECT_TRUE(out.contains(QStringLiteral("dense1/weights 16×150 · 2,400 values")))
+      << out.toStdString();
+  EXPECT_TRUE(out.contains(QStringLiteral("NaN 0 · Inf 0"))) << out.toStdString();
+  EXPECT_FALSE(out.contains(QStringLiteral("Not available"))) << out.toStdString();
+  run = Start(
+      QStringLiteral(TRAINSCOPE_GUI),
+      {QStringLiteral("--screenshot"), png, QStringLiteral("--inspect"), QStringLiteral("99")},
+      home.path());
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(QString::fromUtf8(run.err).contains(QStringLiteral("the model has 6 operators")))
+      << run.err.toStdString();
+}
+
 // An int8 model opens but cannot train: the dump says so and why, and the banner shows it.
 TEST(AppState, UntrainableModelSaysWhyAndExitsZero) {
   TS_REQUIRE_FIXTURES();

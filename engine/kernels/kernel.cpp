@@ -24,6 +24,7 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationExpandDims,
     RegistrationFullyConnected,
     RegistrationGather,
+    RegistrationGru,
     RegistrationLeakyRelu,
     RegistrationLogistic,
     RegistrationMaxPool2D,
@@ -151,6 +152,20 @@ TrainableParams TrainableParamsOf(const Operator& op) {
   params.weights = input(registration->weights_input);
   params.bias = input(registration->bias_input);
   return params;
+}
+
+bool IsWeightInput(const Operator& op, size_t input) {
+  const OpRegistration* registration = FindRegistration(op.opcode);
+  if (registration == nullptr || input >= op.inputs.size() || op.inputs[input] < 0) return false;
+  return static_cast<int>(input) == registration->weights_input ||
+         (input < 32 && (registration->more_weight_inputs >> input & 1u) != 0);
+}
+
+bool IsBiasInput(const Operator& op, size_t input) {
+  const OpRegistration* registration = FindRegistration(op.opcode);
+  if (registration == nullptr || input >= op.inputs.size() || op.inputs[input] < 0) return false;
+  return static_cast<int>(input) == registration->bias_input ||
+         (input < 32 && (registration->more_bias_inputs >> input & 1u) != 0);
 }
 
 RowRange WeightGradientRows(const Subgraph& subgraph, const Operator& op, TrainRank rank) {

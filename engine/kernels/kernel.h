@@ -88,6 +88,11 @@ struct OpRegistration {
   int8_t weights_input = -1;  // input position of trainable weights, -1 if none
   int8_t bias_input = -1;     // input position of the trainable bias, -1 if none
   bool half_rank = false;     // kUpperHalf / kLowerHalf give a compact weight gradient
+  // Trainable inputs beyond weights_input and bias_input, bit i = input i (GRU's hidden-state
+  // weights and bias, and its initial state when that is a constant). Their gradients are always
+  // full: weights train with every rank but ONLY_BIAS, biases with every rank.
+  uint32_t more_weight_inputs = 0;
+  uint32_t more_bias_inputs = 0;
 };
 
 // nullptr when the opcode has no kernel.
@@ -118,6 +123,10 @@ struct TrainableParams {
   int32_t bias = -1;
 };
 TrainableParams TrainableParamsOf(const Operator& op);
+// Whether input `input` of `op` is a trainable weight (weights_input or more_weight_inputs) or
+// bias (bias_input or more_bias_inputs) of its registration.
+bool IsWeightInput(const Operator& op, size_t input);
+bool IsBiasInput(const Operator& op, size_t input);
 
 // Rows of the weights whose gradient an op computes for `rank`; their count is dim 0 of the
 // weight-gradient buffer. Ops without half ranks (DEPTHWISE_CONV_2D) train every row for

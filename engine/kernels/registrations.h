@@ -17,6 +17,7 @@ const OpRegistration& RegistrationExp();
 const OpRegistration& RegistrationExpandDims();
 const OpRegistration& RegistrationFullyConnected();
 const OpRegistration& RegistrationGather();
+const OpRegistration& RegistrationGru();
 const OpRegistration& RegistrationLeakyRelu();
 const OpRegistration& RegistrationLogistic();
 const OpRegistration& RegistrationMaxPool2D();

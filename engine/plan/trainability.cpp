@@ -18,6 +18,11 @@ bool HalvesWeights(const Operator& op, const OpTrainability& trainability, bool 
          (op.opcode == op::kFullyConnected || op.opcode == op::kConv2D);
 }
 
+// GRU has a bias for its input product (input 2) and one for its hidden product (input 4).
+bool IsBiasSlot(const Operator& op, size_t slot) {
+  return slot == kBiasSlot || (op.opcode == op::kGru && slot == 4);
+}
+
 uint32_t LeadingRows(const Tensor& tensor) {
   return tensor.shape.empty() ? 1u : static_cast<uint32_t>(std::max<int32_t>(tensor.shape[0], 0));
 }
@@ -112,7 +117,7 @@ std::vector<ParameterGradient> ListParameterGradients(const Subgraph& subgraph,
       if (index < 0 || static_cast<size_t>(index) >= subgraph.tensors.size()) continue;
       const Tensor& tensor = subgraph.tensors[static_cast<size_t>(index)];
       if (!tensor.constant || tensor.type != ElementType::kFloat32) continue;
-      if (only_bias && slot != kBiasSlot) continue;
+      if (only_bias && !IsBiasSlot(op, slot)) continue;
 
       ParameterGradient parameter;
       parameter.op_index = static_cast<uint32_t>(k);

@@ -94,6 +94,22 @@ class Checker {
                      static_cast<size_t>(shape.empty() ? 1 : shape[0]);
       }
       if (params.bias >= 0) roles_[params.bias].bias = true;
+      // Further trainable constants (GRU's second weights and bias, its initial state) train
+      // every row, except that ONLY_BIAS trains no weights.
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        const int32_t t = op.inputs[i];
+        if (t < 0 || t == params.weights || t == params.bias || !graph().tensors[t].constant) {
+          continue;
+        }
+        if (IsBiasInput(op, i)) roles_[t].bias = true;
+        if (!IsWeightInput(op, i)) continue;
+        Role& w = roles_[t];
+        const std::vector<int32_t>& shape = graph().tensors[t].shape;
+        const int32_t rows = shape.empty() ? 1 : shape[0];
+        w.weights = true;
+        w.rows = check_.rank == TrainRank::kOnlyBias ? RowRange{0, 0} : RowRange{0, rows};
+        w.row_size = graph().tensors[t].element_count() / static_cast<size_t>(rows);
+      }
     }
   }
 

@@ -38,6 +38,31 @@ void CheckConv(const Operator& op, const OpTrainability& t, Collector* note) {
   }
 }
 
+// research §7.7: onert-micro's GRU backward writes only the two weight gradients.
+void CheckGru(const Subgraph& subgraph, const Operator& op, const OpTrainability& t,
+              Collector* note) {
+  const auto constant_input = [&](size_t slot) {
+    return slot < op.inputs.size() && op.inputs[slot] >= 0 &&
+           static_cast<size_t>(op.inputs[slot]) < subgraph.tensors.size() &&
+           subgraph.tensors[static_cast<size_t>(op.inputs[slot])].constant;
+  };
+  if (t.has_parameter_gradients && (constant_input(2) || constant_input(4))) {
+    note->Add(DifferenceKind::kGruBiasGradient,
+              "GRU biases: onert-micro computes no bias gradient but its optimizer still applies "
+              "the (uninitialised) gradient buffers, so the board's biases drift");
+  }
+  if (!t.is_last_layer) {
+    note->Add(DifferenceKind::kGruInputGradient,
+              "onert-micro's GRU computes no input gradient: layers before it cannot train on a "
+              "board (onert-micro stops on a missing buffer); make the GRU the last layer");
+  }
+  if (t.has_parameter_gradients && t.rank != TrainRank::kOnlyBias && constant_input(5)) {
+    note->Add(DifferenceKind::kGruStateGradient,
+              "onert-micro zeroes the gradient of the GRU's initial state: it does not train on "
+              "a board");
+  }
+}
+
 }  // namespace
 
 std::vector<OnertDifference> FindOnertDifferences(const Subgraph& subgraph,
@@ -65,6 +90,7 @@ std::vector<OnertDifference> FindOnertDifferences(const Subgraph& subgraph,
                    ": onert-micro differentiates only NONE and RELU and fails here");
     }
     if (op.opcode == op::kConv2D) CheckConv(op, t, &note);
+    if (op.opcode == op::kGru) CheckGru(subgraph, op, t, &note);
     if (weighted && t.has_parameter_gradients && t.rank == TrainRank::kLowerHalf) {
       note.Add(DifferenceKind::kLowerHalfUpdate,
                optimizer == OptimizerKind::kSgd

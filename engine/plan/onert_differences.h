@@ -29,6 +29,9 @@ enum class DifferenceKind : uint8_t {
   kOverlappingMaxPool,     // overlapping windows overwrite instead of accumulate
   kSoftmaxBeta,            // softmax backward ignores beta
   kNotListedAsserts,       // FC/Conv in range but not trainable: debug builds assert
+  kGruBiasGradient,        // GRU biases: onert-micro applies gradients it never wrote
+  kGruInputGradient,       // GRU computes no input gradient on onert-micro
+  kGruStateGradient,       // a constant GRU initial state: onert-micro zeroes its gradient
 };
 
 struct OnertDifference {

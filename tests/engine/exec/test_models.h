@@ -73,6 +73,45 @@ inline DataSet ConvNetData(uint32_t samples) {
   return data;
 }
 
+// x [6, 1, 2] -> GRU(4 units; biases, constant initial state) -> FC(4 -> 1): a sequence
+// regression model. Ops 0..1; tensors 1..5 are the GRU's parameters.
+inline Model GruRegression() {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {6, 1, 2});
+  b.AddConstant("gru/wx", {12, 2}, Pattern(24, 0.5f, 0.2f));
+  b.AddConstant("gru/bx", {12}, Pattern(12, 0.1f, 0.4f));
+  b.AddConstant("gru/wh", {12, 4}, Pattern(48, 0.4f, 0.7f));
+  b.AddConstant("gru/bh", {12}, Pattern(12, 0.1f, 1.3f));
+  b.AddConstant("gru/h0", {1, 4}, {0.0f, 0.1f, -0.1f, 0.05f});
+  const int h = b.AddTensor("gru/h", {1, 4});
+  b.AddOperator(op::kGru, {x, 1, 2, 3, 4, 5}, {h});
+  const int w = b.AddConstant("fc/w", {1, 4}, {0.3f, -0.2f, 0.25f, 0.1f});
+  const int bias = b.AddConstant("fc/b", {1}, {0.0f});
+  const int y = b.AddTensor("y", {1, 1});
+  b.AddOperator(op::kFullyConnected, {h, w, bias}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  std::vector<uint8_t> bytes;
+  Model model;
+  if (b.Finish(&bytes).ok()) (void)Model::FromBytes(std::move(bytes), &model);
+  return model;
+}
+
+// Sequences for GruRegression(): the target is the mean of the first feature over time.
+inline DataSet GruRegressionData(uint32_t samples) {
+  DataSet data;
+  data.sample_count = samples;
+  data.inputs.resize(1);
+  for (uint32_t s = 0; s < samples; ++s) {
+    const std::vector<float> sequence = Pattern(12, 1.0f, 0.9f * static_cast<float>(s));
+    data.inputs[0].insert(data.inputs[0].end(), sequence.begin(), sequence.end());
+    float mean = 0.0f;
+    for (size_t t = 0; t < 6; ++t) mean += sequence[2 * t] / 6.0f;
+    data.targets.push_back(mean);
+  }
+  return data;
+}
+
 // Tensor indices of ConvNet(), for readability in tests.
 struct ConvNetTensors {
   static constexpr int kConvW = 1, kConvB = 2, kFc1W = 7, kFc1B = 8, kFc2W = 10, kFc2B = 11;

@@ -145,6 +145,14 @@ TEST(TrainStepMemory, EqualsTheReportForEveryOptimizerAndBatchSize) {
   }
 }
 
+TEST(TrainStepMemory, GruModelEqualsTheReport) {
+  for (OptimizerKind optimizer : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+    for (uint32_t batch : {1u, 3u}) {
+      EXPECT_GT(ExpectStepEqualsReport(testing::GruRegression(), {optimizer, batch, {}}), 0u);
+    }
+  }
+}
+
 TEST(TrainStepMemory, EqualsTheReportForPartialTrainability) {
   TrainabilityConfig last_two;
   last_two.num_train_layers = 2;

@@ -105,6 +105,46 @@ TEST(OnertDifferences, LowerHalfNamesTheConvGradientAndTheOptimizerUpdate) {
   EXPECT_TRUE(Has(kinds, DifferenceKind::kLowerHalfUpdate));
 }
 
+// Op 0: GRU over x [4, 1, 3] with 2 units (biases and a constant initial state); op 1:
+// FULLY_CONNECTED 2 -> 2.
+Model GruThenDense() {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {4, 1, 3});
+  const int wx = b.AddConstant("gru/wx", {6, 3}, std::vector<float>(18, 0.1f));
+  const int bx = b.AddConstant("gru/bx", {6}, std::vector<float>(6, 0.0f));
+  const int wh = b.AddConstant("gru/wh", {6, 2}, std::vector<float>(12, 0.1f));
+  const int bh = b.AddConstant("gru/bh", {6}, std::vector<float>(6, 0.0f));
+  const int h0 = b.AddConstant("gru/h0", {1, 2}, std::vector<float>(2, 0.0f));
+  const int h = b.AddTensor("h", {1, 2});
+  b.AddOperator(op::kGru, {x, wx, bx, wh, bh, h0}, {h});
+  const int w = b.AddConstant("fc/w", {2, 2}, {0.5f, -0.5f, 0.25f, 0.75f});
+  const int y = b.AddTensor("y", {1, 2});
+  b.AddOperator(op::kFullyConnected, {h, w, -1}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  std::vector<uint8_t> bytes;
+  Model model;
+  EXPECT_TRUE(b.Finish(&bytes).ok());
+  EXPECT_TRUE(Model::FromBytes(bytes, &model).ok());
+  return model;
+}
+
+TEST(OnertDifferences, GruNamesItsBiasesStateAndInputGradient) {
+  const Model model = GruThenDense();
+  const Subgraph& sg = model.graph().main();
+  const auto all = FindOnertDifferences(sg, SelectBackwardRange(sg, {}), OptimizerKind::kSgd);
+  const auto gru = KindsOf(all, 0);
+  EXPECT_TRUE(Has(gru, DifferenceKind::kGruBiasGradient));
+  EXPECT_TRUE(Has(gru, DifferenceKind::kGruStateGradient));
+  EXPECT_FALSE(Has(gru, DifferenceKind::kGruInputGradient)) << "the GRU is the last layer";
+  TrainabilityConfig only_bias;
+  only_bias.op_ranks = {{0, TrainRank::kOnlyBias}};
+  const auto biased =
+      KindsOf(FindOnertDifferences(sg, SelectBackwardRange(sg, only_bias), OptimizerKind::kSgd), 0);
+  EXPECT_TRUE(Has(biased, DifferenceKind::kGruBiasGradient));
+  EXPECT_FALSE(Has(biased, DifferenceKind::kGruStateGradient));
+}
+
 TEST(OnertDifferences, SimpleMnistTrainsTheSameOnTheBoard) {
   TS_REQUIRE_FIXTURES();
   Model model;

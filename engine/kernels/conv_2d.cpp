@@ -7,7 +7,11 @@
 // any stride and dilation: dX is the transposed convolution summed over all output channels,
 // dW correlates dZ with the input. Backward reads the input and, with a fused activation, the
 // output. The weight gradient is compact for the half ranks (output channels TrainedRows()).
+// On a host with AVX2 the op runs as dense products over window patches (conv_patches.h); the
+// loops here are the reference path, which the firmware build runs.
 #include "engine/kernels/conv_common.h"
+#include "engine/kernels/conv_patches.h"
+#include "engine/kernels/dense_loops.h"
 #include "engine/kernels/registrations.h"
 
 namespace trainscope {
@@ -36,6 +40,11 @@ Status Eval(const KernelIo& io) {
   const float* bias = HasInput(io, 2) ? InputFloats(io, 2) : nullptr;
   float* y = MutableOutputFloats(io);
   const Activation activation = io.op->options.activation;
+  if (UsingFastKernels() && ConvPatchesFit(g)) {
+    ConvForwardByPatches(g, x, w, out_c, bias, y);
+    ApplyActivationInPlace(activation, y, static_cast<size_t>(OutputPixels(g) * out_c));
+    return Status::Ok();
+  }
   for (int p = 0; p < OutputPixels(g); ++p) {
     const WindowTaps taps = TapsOf(g, p);
     float* y_pixel = y + p * out_c;
@@ -68,6 +77,10 @@ Status Backward(const BackwardIo& io) {
 
   const float* x = InputFloats(io, 0);
   const float* w = InputFloats(io, 1);
+  if (UsingFastKernels() && ConvPatchesFit(g)) {
+    ConvBackwardByPatches(g, x, w, out_c, dz, rows, d_weights, dx);
+    return Status::Ok();
+  }
   for (int p = 0; p < OutputPixels(g); ++p) {
     const WindowTaps taps = TapsOf(g, p);
     const float* dz_pixel = dz + p * out_c;

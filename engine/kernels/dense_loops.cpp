@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine/kernels/dense_loops.h"
+
+#include "engine/train/host_simd.h"
+
+namespace trainscope {
+
+#if defined(TRAINSCOPE_AVX2_PATH)
+// dense_loops_avx2.cpp
+void DenseForwardAvx2(const float* x, int rows, int depth, const float* w, int out,
+                      const float* bias, float* y);
+void DenseInputGradientAvx2(const float* dz, int rows, int out, const float* w, int depth,
+                            float* dx);
+void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange trained, const float* x,
+                             int depth, float* dw);
+#endif
+
+namespace {
+
+bool force_reference = false;
+
+}  // namespace
+
+bool UsingFastKernels() {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  return !force_reference && HostHasAvx2();
+#else
+  return false;
+#endif
+}
+
+void ForceReferenceKernels(bool reference) {
+  force_reference = reference;
+}
+
+void DenseForward(const float* x, int rows, int depth, const float* w, int out, const float* bias,
+                  float* y) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (UsingFastKernels()) return DenseForwardAvx2(x, rows, depth, w, out, bias, y);
+#endif
+  for (int r = 0; r < rows; ++r) {
+    const float* x_row = x + r * depth;
+    for (int o = 0; o < out; ++o) {
+      const float* w_row = w + o * depth;
+      float sum = bias != nullptr ? bias[o] : 0.0f;
+      for (int k = 0; k < depth; ++k) sum += x_row[k] * w_row[k];
+      y[r * out + o] = sum;
+    }
+  }
+}
+
+void DenseInputGradient(const float* dz, int rows, int out, const float* w, int depth, float* dx) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (UsingFastKernels()) return DenseInputGradientAvx2(dz, rows, out, w, depth, dx);
+#endif
+  for (int r = 0; r < rows; ++r) {
+    float* dx_row = dx + r * depth;
+    for (int o = 0; o < out; ++o) {
+      const float g = dz[r * out + o];
+      if (g == 0.0f) continue;
+      const float* w_row = w + o * depth;
+      for (int k = 0; k < depth; ++k) dx_row[k] += g * w_row[k];
+    }
+  }
+}
+
+void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, const float* x,
+                         int depth, float* dw) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (UsingFastKernels()) return DenseWeightGradientAvx2(dz, rows, out, trained, x, depth, dw);
+#endif
+  for (int r = 0; r < rows; ++r) {
+    const float* x_row = x + r * depth;
+    for (int o = trained.begin; o < trained.end; ++o) {
+      const float g = dz[r * out + o];
+      if (g == 0.0f) continue;
+      float* dw_row = dw + (o - trained.begin) * depth;
+      for (int k = 0; k < depth; ++k) dw_row[k] += g * x_row[k];
+    }
+  }
+}
+
+}  // namespace trainscope

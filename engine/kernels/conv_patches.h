@@ -6,8 +6,11 @@
 //   forward   Y[p]   = DenseForward(patch[p], W)
 //   dW        DW    += DenseWeightGradient(DZ[p], patch[p])
 //   dX        patch gradients = DenseInputGradient(DZ[p], W), then added back under the window
-// Blocks of pixels live in a fixed buffer on the stack; a convolution whose single patch does not
-// fit (KH * KW * C > kMaxPatchFloats) is left to the direct loops.
+// The weights are transposed to [KH * KW * C][out_c] when they fit a second buffer, so that the
+// products are MatrixMultiplyAdd's with output channels or patch depth as the wide side. Blocks
+// of pixels live in fixed buffers on the stack (2 x kMaxPatchFloats floats, a host thread's stack
+// holds that easily); a convolution whose single patch does not fit (KH * KW * C >
+// kMaxPatchFloats) is left to the direct loops.
 //
 //   if (UsingFastKernels() && ConvPatchesFit(g)) return ConvForwardByPatches(g, x, w, out_c, ...);
 #pragma once

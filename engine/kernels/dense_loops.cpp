@@ -13,6 +13,8 @@ void DenseInputGradientAvx2(const float* dz, int rows, int out, const float* w, 
                             float* dx);
 void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange trained, const float* x,
                              int depth, float* dw);
+void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row, int a_col,
+                           const float* b, int b_row, float* c, int c_row);
 #endif
 
 namespace {
@@ -76,6 +78,23 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
       if (g == 0.0f) continue;
       float* dw_row = dw + (o - trained.begin) * depth;
       for (int k = 0; k < depth; ++k) dw_row[k] += g * x_row[k];
+    }
+  }
+}
+
+void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
+                       const float* b, int b_row, float* c, int c_row) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (UsingFastKernels()) {
+    return MatrixMultiplyAddAvx2(rows, cols, inner, a, a_row, a_col, b, b_row, c, c_row);
+  }
+#endif
+  for (int m = 0; m < rows; ++m) {
+    for (int j = 0; j < inner; ++j) {
+      const float scale = a[m * a_row + j * a_col];
+      const float* b_row_j = b + j * b_row;
+      float* c_row_m = c + m * c_row;
+      for (int n = 0; n < cols; ++n) c_row_m[n] += scale * b_row_j[n];
     }
   }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The three products behind FULLY_CONNECTED and CONV_2D, on row-major float matrices:
+// The products behind FULLY_CONNECTED and CONV_2D, on row-major float matrices:
 //   X  [rows, depth]   inputs (FC: one sample a row; conv: one gathered window patch a row)
 //   W  [out,  depth]   weights, one output feature a row (FC [out, in], conv OHWI)
 //   DZ [rows, out]     gradient of the pre-activation output
@@ -29,6 +29,14 @@ void DenseForward(const float* x, int rows, int depth, const float* w, int out, 
 void DenseInputGradient(const float* dz, int rows, int out, const float* w, int depth, float* dx);
 void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, const float* x,
                          int depth, float* dw);
+
+// The general product the convolutions are cut into, with strided A so that either operand
+// side can be a patch block read across: for m < rows, n < cols,
+//   C[m * c_row + n] += sum_{j < inner} A[m * a_row + j * a_col] * B[j * b_row + n]
+// The fast path keeps a block of C rows x 16 columns in registers, so cols of 16 or more (output
+// channels, patch depths) use it best.
+void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
+                       const float* b, int b_row, float* c, int c_row);
 
 // Whether the kernels take their fast host paths: true on a CPU with AVX2 and FMA unless
 // ForceReferenceKernels(true) was called. Tests and benchmarks switch to the reference path to

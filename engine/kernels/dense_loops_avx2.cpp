@@ -204,7 +204,74 @@ TS_AVX2 void WeightGradientOneRow(const float* dz, RowRange trained, const float
   }
 }
 
+// ---- MatrixMultiplyAdd: R rows x 16 columns of C, one broadcast A value per row and step.
+
+template <int R, bool kMasked>
+TS_AVX2 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_row, int a_col,
+                              const float* b, int b_row, float* c, int c_row) {
+  const __m256i mask0 = kMasked ? LaneMask(cols_left) : __m256i();
+  const __m256i mask1 = kMasked ? LaneMask(cols_left - 8) : __m256i();
+  __m256 acc0[R], acc1[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+  for (int j = 0; j < inner; ++j) {
+    const __m256 b0 = Load(b + j * b_row, kMasked, mask0);
+    const __m256 b1 = Load(b + j * b_row + 8, kMasked, mask1);
+    const float* a_j = a + j * a_col;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 scale = _mm256_broadcast_ss(a_j + r * a_row);
+      acc0[r] = _mm256_fmadd_ps(scale, b0, acc0[r]);
+      acc1[r] = _mm256_fmadd_ps(scale, b1, acc1[r]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    float* c_r = c + r * c_row;
+    Store(c_r, _mm256_add_ps(Load(c_r, kMasked, mask0), acc0[r]), kMasked, mask0);
+    Store(c_r + 8, _mm256_add_ps(Load(c_r + 8, kMasked, mask1), acc1[r]), kMasked, mask1);
+  }
+}
+
+template <int R>
+TS_AVX2 void MultiplyAddRows(int cols, int inner, const float* a, int a_row, int a_col,
+                             const float* b, int b_row, float* c, int c_row) {
+  int n = 0;
+  for (; n + 16 <= cols; n += 16) {
+    MultiplyAddBlock<R, false>(16, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+  }
+  if (n < cols) {
+    MultiplyAddBlock<R, true>(cols - n, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+  }
+}
+
 }  // namespace
+
+TS_AVX2 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row,
+                                   int a_col, const float* b, int b_row, float* c, int c_row) {
+  constexpr int kRows = 6;
+  int m = 0;
+  for (; m + kRows <= rows; m += kRows) {
+    MultiplyAddRows<kRows>(cols, inner, a + m * a_row, a_row, a_col, b, b_row, c + m * c_row,
+                           c_row);
+  }
+  const float* a_m = a + m * a_row;
+  float* c_m = c + m * c_row;
+  switch (rows - m) {
+    case 5:
+      return MultiplyAddRows<5>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+    case 4:
+      return MultiplyAddRows<4>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+    case 3:
+      return MultiplyAddRows<3>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+    case 2:
+      return MultiplyAddRows<2>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+    case 1:
+      return MultiplyAddRows<1>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+    default:
+      return;
+  }
+}
 
 TS_AVX2 void DenseForwardAvx2(const float* x, int rows, int depth, const float* w, int out,
                               const float* bias, float* y) {

@@ -120,78 +120,179 @@ void ScatterBlock(const WindowGeometry& g, const float* patches, int first, int 
   }
 }
 
-// Whether the weights, transposed to [KH * KW * C][out_c] (or the weight gradient in that
-// layout), fit the second stack buffer. Then every product runs with output channels or patch
-// depth as the wide side, which fills whole vectors where a dot product of 27 would not.
-bool TransposedWeightsFit(const WindowGeometry& g, int out_c) {
-  return PatchDepth(g) * out_c <= kMaxPatchFloats;
+// The output pixels [lo, hi) of one output row whose windows lie whole inside the input, with
+// dilation_w == 1: their inputs are a strided matrix per filter row (pixel step stride_w * C,
+// KW * C adjacent values), so the products read the input where it is, without patches.
+struct InteriorRun {
+  int lo = 0, hi = 0;
+  int input = 0;  // input offset of pixel lo's tap (0, 0)
+  bool empty() const { return hi <= lo; }
+};
+
+InteriorRun InteriorRunOf(const WindowGeometry& g, int n, int oy) {
+  InteriorRun run;
+  const int top = oy * g.stride_h - g.pad_top;
+  const int reach = g.in_w - g.filter_w + g.pad_left;  // largest left + pad_left inside
+  if (g.dilation_w != 1 || top < 0 || top + (g.filter_h - 1) * g.dilation_h >= g.in_h ||
+      reach < 0) {
+    return run;
+  }
+  run.lo = (g.pad_left + g.stride_w - 1) / g.stride_w;
+  run.hi = std::min(g.out_w, reach / g.stride_w + 1);
+  run.input = ((n * g.in_h + top) * g.in_w + run.lo * g.stride_w - g.pad_left) * g.in_c;
+  return run;
 }
+
+// Everything one call works with: geometry, operands and the two stack buffers.
+class PatchProducts {
+ public:
+  PatchProducts(const WindowGeometry& g, const float* x, const float* w, int out_c)
+      : g_(g),
+        x_(x),
+        w_(w),
+        out_c_(out_c),
+        depth_(PatchDepth(g)),
+        block_(BlockPixels(g)),
+        row_floats_(g.filter_w * g.in_c),
+        row_step_(g.dilation_h * g.in_w * g.in_c),
+        pixel_step_(g.stride_w * g.in_c) {}
+
+  // Calls range(first, count) for the pixels that need patches and run(first, run) for the
+  // interior runs, in pixel order; every run when `direct` is false goes through patches.
+  template <typename Range, typename Run>
+  void ForEachPart(bool direct, Range&& range, Run&& run) const {
+    for (int n = 0; n < g_.batch; ++n) {
+      for (int oy = 0; oy < g_.out_h; ++oy) {
+        const int row_first = (n * g_.out_h + oy) * g_.out_w;
+        const InteriorRun interior = direct ? InteriorRunOf(g_, n, oy) : InteriorRun();
+        if (interior.empty()) {
+          range(row_first, g_.out_w);
+          continue;
+        }
+        range(row_first, interior.lo);
+        run(row_first + interior.lo, interior);
+        range(row_first + interior.hi, g_.out_w - interior.hi);
+      }
+    }
+  }
+
+  void Forward(const float* bias, float* y) {
+    const bool transpose = depth_ * out_c_ <= kMaxPatchFloats;
+    if (transpose) {
+      for (int o = 0; o < out_c_; ++o) {
+        for (int k = 0; k < depth_; ++k) weights_[k * out_c_ + o] = w_[o * depth_ + k];
+      }
+    }
+    const auto set_bias = [&](float* y_pixels, int count) {
+      for (int p = 0; p < count; ++p) {
+        for (int o = 0; o < out_c_; ++o) y_pixels[p * out_c_ + o] = bias != nullptr ? bias[o] : 0;
+      }
+    };
+    const auto range = [&](int first, int count) {
+      for (int done = 0; done < count; done += block_) {
+        const int pixels = std::min(block_, count - done);
+        float* y_block = y + (first + done) * out_c_;
+        GatherBlock(g_, x_, first + done, pixels, patches_);
+        if (!transpose) {
+          DenseForward(patches_, pixels, depth_, w_, out_c_, bias, y_block);
+          continue;
+        }
+        set_bias(y_block, pixels);
+        MatrixMultiplyAdd(pixels, out_c_, depth_, patches_, depth_, 1, weights_, out_c_, y_block,
+                          out_c_);
+      }
+    };
+    const auto run = [&](int first, const InteriorRun& interior) {
+      const int pixels = interior.hi - interior.lo;
+      float* y_run = y + first * out_c_;
+      set_bias(y_run, pixels);
+      for (int ky = 0; ky < g_.filter_h; ++ky) {
+        MatrixMultiplyAdd(pixels, out_c_, row_floats_, x_ + interior.input + ky * row_step_,
+                          pixel_step_, 1, weights_ + ky * row_floats_ * out_c_, out_c_, y_run,
+                          out_c_);
+      }
+    };
+    ForEachPart(transpose, range, run);
+  }
+
+  void Backward(const float* dz, RowRange trained, float* d_weights, float* dx) {
+    const int trained_count = trained.count();
+    // The weight gradient is summed transposed, [depth][trained rows], when it fits.
+    const bool transpose = d_weights == nullptr || depth_ * trained_count <= kMaxPatchFloats;
+    if (d_weights != nullptr && transpose) {
+      std::memset(weights_, 0, sizeof(float) * static_cast<size_t>(depth_ * trained_count));
+    }
+    const auto range = [&](int first, int count) {
+      for (int done = 0; done < count; done += block_) {
+        const int pixels = std::min(block_, count - done);
+        const float* dz_block = dz + (first + done) * out_c_;
+        if (d_weights != nullptr) {
+          GatherBlock(g_, x_, first + done, pixels, patches_);
+          if (transpose) {
+            MatrixMultiplyAdd(depth_, trained_count, pixels, patches_, 1, depth_,
+                              dz_block + trained.begin, out_c_, weights_, trained_count);
+          } else {
+            DenseWeightGradient(dz_block, pixels, out_c_, trained, patches_, depth_, d_weights);
+          }
+        }
+        if (dx != nullptr) {
+          std::memset(patches_, 0, sizeof(float) * static_cast<size_t>(pixels * depth_));
+          MatrixMultiplyAdd(pixels, depth_, out_c_, dz_block, out_c_, 1, w_, depth_, patches_,
+                            depth_);
+          ScatterBlock(g_, patches_, first + done, pixels, dx);
+        }
+      }
+    };
+    // dX rows of neighbouring pixels overlap in the input when the stride is below the filter
+    // width; MatrixMultiplyAdd adds its rows in order, so the overlaps sum.
+    const auto run = [&](int first, const InteriorRun& interior) {
+      const int pixels = interior.hi - interior.lo;
+      const float* dz_run = dz + first * out_c_;
+      for (int ky = 0; ky < g_.filter_h; ++ky) {
+        const int input = interior.input + ky * row_step_;
+        if (d_weights != nullptr) {
+          MatrixMultiplyAdd(row_floats_, trained_count, pixels, x_ + input, 1, pixel_step_,
+                            dz_run + trained.begin, out_c_,
+                            weights_ + ky * row_floats_ * trained_count, trained_count);
+        }
+        if (dx != nullptr) {
+          MatrixMultiplyAdd(pixels, row_floats_, out_c_, dz_run, out_c_, 1, w_ + ky * row_floats_,
+                            depth_, dx + input, pixel_step_);
+        }
+      }
+    };
+    ForEachPart(transpose, range, run);
+    if (d_weights != nullptr && transpose) {
+      for (int o = 0; o < trained_count; ++o) {
+        for (int k = 0; k < depth_; ++k) {
+          d_weights[o * depth_ + k] += weights_[k * trained_count + o];
+        }
+      }
+    }
+  }
+
+ private:
+  const WindowGeometry& g_;
+  const float* x_;
+  const float* w_;
+  const int out_c_, depth_, block_;
+  const int row_floats_;  // KW * C: one filter row of a patch
+  const int row_step_;    // input floats from one filter row to the next
+  const int pixel_step_;  // input floats from one output pixel's window to the next
+  float patches_[kMaxPatchFloats];
+  float weights_[kMaxPatchFloats];  // transposed weights, or the transposed weight gradient
+};
 
 }  // namespace
 
 void ConvForwardByPatches(const WindowGeometry& g, const float* x, const float* w, int out_c,
                           const float* bias, float* y) {
-  float patches[kMaxPatchFloats];
-  float transposed[kMaxPatchFloats];
-  const int depth = PatchDepth(g);
-  const int block = BlockPixels(g);
-  const int pixels = OutputPixels(g);
-  const bool transpose = TransposedWeightsFit(g, out_c);
-  if (transpose) {
-    for (int o = 0; o < out_c; ++o) {
-      for (int k = 0; k < depth; ++k) transposed[k * out_c + o] = w[o * depth + k];
-    }
-  }
-  for (int first = 0; first < pixels; first += block) {
-    const int count = std::min(block, pixels - first);
-    GatherBlock(g, x, first, count, patches);
-    float* y_block = y + first * out_c;
-    if (!transpose) {
-      DenseForward(patches, count, depth, w, out_c, bias, y_block);
-      continue;
-    }
-    for (int p = 0; p < count; ++p) {
-      for (int o = 0; o < out_c; ++o) y_block[p * out_c + o] = bias != nullptr ? bias[o] : 0.0f;
-    }
-    MatrixMultiplyAdd(count, out_c, depth, patches, depth, 1, transposed, out_c, y_block, out_c);
-  }
+  PatchProducts(g, x, w, out_c).Forward(bias, y);
 }
 
 void ConvBackwardByPatches(const WindowGeometry& g, const float* x, const float* w, int out_c,
                            const float* dz, RowRange trained, float* d_weights, float* dx) {
-  float patches[kMaxPatchFloats];
-  float transposed[kMaxPatchFloats];  // the weight gradient as [depth][trained rows]
-  const int depth = PatchDepth(g);
-  const int block = BlockPixels(g);
-  const int pixels = OutputPixels(g);
-  const int trained_count = trained.count();
-  const bool transpose = d_weights != nullptr && TransposedWeightsFit(g, trained_count);
-  if (transpose) {
-    std::memset(transposed, 0, sizeof(float) * static_cast<size_t>(depth * trained_count));
-  }
-  for (int first = 0; first < pixels; first += block) {
-    const int count = std::min(block, pixels - first);
-    const float* dz_block = dz + first * out_c;
-    if (d_weights != nullptr) {
-      GatherBlock(g, x, first, count, patches);
-      if (transpose) {
-        MatrixMultiplyAdd(depth, trained_count, count, patches, 1, depth, dz_block + trained.begin,
-                          out_c, transposed, trained_count);
-      } else {
-        DenseWeightGradient(dz_block, count, out_c, trained, patches, depth, d_weights);
-      }
-    }
-    if (dx != nullptr) {
-      std::memset(patches, 0, sizeof(float) * static_cast<size_t>(count * depth));
-      MatrixMultiplyAdd(count, depth, out_c, dz_block, out_c, 1, w, depth, patches, depth);
-      ScatterBlock(g, patches, first, count, dx);
-    }
-  }
-  if (transpose) {
-    for (int o = 0; o < trained_count; ++o) {
-      for (int k = 0; k < depth; ++k) d_weights[o * depth + k] += transposed[k * trained_count + o];
-    }
-  }
+  PatchProducts(g, x, w, out_c).Backward(dz, trained, d_weights, dx);
 }
 
 }  // namespace trainscope

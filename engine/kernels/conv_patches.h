@@ -7,7 +7,9 @@
 //   dW        DW    += DenseWeightGradient(DZ[p], patch[p])
 //   dX        patch gradients = DenseInputGradient(DZ[p], W), then added back under the window
 // The weights are transposed to [KH * KW * C][out_c] when they fit a second buffer, so that the
-// products are MatrixMultiplyAdd's with output channels or patch depth as the wide side. Blocks
+// products are MatrixMultiplyAdd's with output channels or patch depth as the wide side. Then the
+// pixels of an output row whose windows lie inside the input (dilation_w 1) need no patches at
+// all: per filter row their inputs form a strided matrix the products read in place. Blocks
 // of pixels live in fixed buffers on the stack (2 x kMaxPatchFloats floats, a host thread's stack
 // holds that easily); a convolution whose single patch does not fit (KH * KW * C >
 // kMaxPatchFloats) is left to the direct loops.

@@ -14,7 +14,7 @@
 // accumulators, fused multiply-adds, so sums are rounded in another order: results agree with
 // the portable path to float rounding, not bit for bit). The gradient functions skip the
 // outputs whose DZ is exactly zero (a ReLU's inactive units), which adds nothing in exact math.
-// Nothing is allocated; no buffer may alias another.
+// Nothing is allocated; no buffer may alias another (except overlapping C rows, below).
 //
 //   DenseForward(x, batch, in, w, out, bias, y);
 //   if (UsingFastKernels()) ...   // the dispatch the conv kernels follow
@@ -33,8 +33,9 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 // The general product the convolutions are cut into, with strided A so that either operand
 // side can be a patch block read across: for m < rows, n < cols,
 //   C[m * c_row + n] += sum_{j < inner} A[m * a_row + j * a_col] * B[j * b_row + n]
-// The fast path keeps a block of C rows x 16 columns in registers, so cols of 16 or more (output
-// channels, patch depths) use it best.
+// C rows may overlap in memory (a transposed convolution's windows): rows are added in order,
+// so overlapping elements receive every row's sum. The fast path keeps a block of C rows x 16
+// columns in registers, so cols of 16 or more (output channels, patch depths) use it best.
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row);
 

@@ -52,28 +52,26 @@ Status Backward(const BackwardIo& io) {
   const WindowGeometry g = PoolGeometryOf(io);
   const float* x = InputFloats(io, 0);
   const int channels = g.in_c;
-  float best[kChannelChunk];
-  int where[kChannelChunk];  // flat input offset of the channel's first maximum so far
+  // The first cell of a window wins unconditionally; folding that into the compare loop keeps
+  // it one loop (a separate copy loop becomes a slow string move for a few channels).
+  float best[kChannelChunk] = {};
+  int where[kChannelChunk] = {};  // flat input offset of the channel's first maximum so far
   for (int p = 0; p < OutputPixels(g); ++p) {
     const WindowTaps taps = TapsOf(g, p);
     if (taps.Count() == 0) continue;
     for (int c0 = 0; c0 < channels; c0 += kChannelChunk) {
       const int n = channels - c0 < kChannelChunk ? channels - c0 : kChannelChunk;
-      const int first = InputPixel(g, taps, taps.ky_begin, taps.kx_begin) * channels + c0;
-      for (int c = 0; c < n; ++c) {
-        best[c] = x[first + c];
-        where[c] = first + c;
-      }
+      int first_cell = -1;  // all ones for the window's first cell
       for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
         for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
-          if (ky == taps.ky_begin && kx == taps.kx_begin) continue;
           const int cell = InputPixel(g, taps, ky, kx) * channels + c0;
           for (int c = 0; c < n; ++c) {
             const float v = x[cell + c];
-            const int keep = -static_cast<int>(v > best[c]);  // all ones when v wins
-            best[c] = v > best[c] ? v : best[c];
+            const int keep = first_cell | -static_cast<int>(v > best[c]);  // all ones: v wins
+            best[c] = keep != 0 ? v : best[c];
             where[c] ^= (where[c] ^ (cell + c)) & keep;
           }
+          first_cell = 0;
         }
       }
       const float* dz = grads.dz + p * channels + c0;

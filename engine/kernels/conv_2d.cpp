@@ -40,7 +40,7 @@ Status Eval(const KernelIo& io) {
   const float* bias = HasInput(io, 2) ? InputFloats(io, 2) : nullptr;
   float* y = MutableOutputFloats(io);
   const Activation activation = io.op->options.activation;
-  if (UsingFastKernels() && ConvPatchesFit(g)) {
+  if (UsingFastKernels() && ConvPatchesFit(g, out_c)) {
     ConvForwardByPatches(g, x, w, out_c, bias, y);
     ApplyActivationInPlace(activation, y, static_cast<size_t>(OutputPixels(g) * out_c));
     return Status::Ok();
@@ -77,7 +77,7 @@ Status Backward(const BackwardIo& io) {
 
   const float* x = InputFloats(io, 0);
   const float* w = InputFloats(io, 1);
-  if (UsingFastKernels() && ConvPatchesFit(g)) {
+  if (UsingFastKernels() && ConvPatchesFit(g, out_c)) {
     ConvBackwardByPatches(g, x, w, out_c, dz, rows, d_weights, dx);
     return Status::Ok();
   }

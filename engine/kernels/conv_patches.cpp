@@ -13,10 +13,6 @@ namespace {
 // that a block of small patches stays in the first-level cache.
 constexpr int kMaxBlockPixels = 64;
 
-int BlockPixels(const WindowGeometry& g) {
-  return std::max(1, std::min(kMaxBlockPixels, kMaxPatchFloats / PatchDepth(g)));
-}
-
 // Runs are short (a filter row of a few channels): an inline loop beats a call to memcpy.
 inline void CopyFloats(const float* from, int count, float* to) {
   for (int i = 0; i < count; ++i) to[i] = from[i];
@@ -55,71 +51,6 @@ void ScatterPatchGradient(const WindowGeometry& g, const float* patch, int pixel
   }
 }
 
-// Output pixel (n, oy, ox) walked in NHWC order, with the window's input corner.
-struct PixelWalk {
-  int n = 0, oy = 0, ox = 0;
-
-  PixelWalk(const WindowGeometry& g, int pixel)
-      : n(pixel / g.out_w / g.out_h), oy(pixel / g.out_w % g.out_h), ox(pixel % g.out_w) {}
-  void Next(const WindowGeometry& g) {
-    if (++ox < g.out_w) return;
-    ox = 0;
-    if (++oy < g.out_h) return;
-    oy = 0;
-    ++n;
-  }
-  // The input offset of tap (0, 0) when the whole window lies inside the input with adjacent
-  // columns (dilation_w == 1), else -1: the common case, copied a filter row at a time.
-  int WholeWindowOffset(const WindowGeometry& g) const {
-    const int top = oy * g.stride_h - g.pad_top;
-    const int left = ox * g.stride_w - g.pad_left;
-    const bool inside = g.dilation_w == 1 && top >= 0 &&
-                        top + (g.filter_h - 1) * g.dilation_h < g.in_h && left >= 0 &&
-                        left + g.filter_w - 1 < g.in_w;
-    return inside ? ((n * g.in_h + top) * g.in_w + left) * g.in_c : -1;
-  }
-};
-
-void GatherBlock(const WindowGeometry& g, const float* x, int first, int count, float* patches) {
-  const int depth = PatchDepth(g);
-  const int row_floats = g.filter_w * g.in_c;
-  const int row_step = g.dilation_h * g.in_w * g.in_c;
-  PixelWalk walk(g, first);
-  for (int p = 0; p < count; ++p, walk.Next(g)) {
-    float* patch = patches + p * depth;
-    const int offset = walk.WholeWindowOffset(g);
-    if (offset < 0) {
-      GatherPatch(g, x, first + p, patch);
-      continue;
-    }
-    const float* window = x + offset;
-    for (int ky = 0; ky < g.filter_h; ++ky) {
-      CopyFloats(window + ky * row_step, row_floats, patch + ky * row_floats);
-    }
-  }
-}
-
-void ScatterBlock(const WindowGeometry& g, const float* patches, int first, int count, float* dx) {
-  const int depth = PatchDepth(g);
-  const int row_floats = g.filter_w * g.in_c;
-  const int row_step = g.dilation_h * g.in_w * g.in_c;
-  PixelWalk walk(g, first);
-  for (int p = 0; p < count; ++p, walk.Next(g)) {
-    const float* patch = patches + p * depth;
-    const int offset = walk.WholeWindowOffset(g);
-    if (offset < 0) {
-      ScatterPatchGradient(g, patch, first + p, dx);
-      continue;
-    }
-    float* window = dx + offset;
-    for (int ky = 0; ky < g.filter_h; ++ky) {
-      float* to = window + ky * row_step;
-      const float* from = patch + ky * row_floats;
-      for (int i = 0; i < row_floats; ++i) to[i] += from[i];
-    }
-  }
-}
-
 // The output pixels [lo, hi) of one output row whose windows lie whole inside the input, with
 // dilation_w == 1: their inputs are a strided matrix per filter row (pixel step stride_w * C,
 // KW * C adjacent values), so the products read the input where it is, without patches.
@@ -143,7 +74,9 @@ InteriorRun InteriorRunOf(const WindowGeometry& g, int n, int oy) {
   return run;
 }
 
-// Everything one call works with: geometry, operands and the two stack buffers.
+// Everything one call works with: geometry, operands, the stack buffers, and the border pixels
+// waiting for a block of patches. Border pixels are few per output row (one or two each side for
+// a 3x3 SAME filter), so they are collected across rows into full blocks.
 class PatchProducts {
  public:
   PatchProducts(const WindowGeometry& g, const float* x, const float* w, int out_c)
@@ -152,100 +85,47 @@ class PatchProducts {
         w_(w),
         out_c_(out_c),
         depth_(PatchDepth(g)),
-        block_(BlockPixels(g)),
+        block_(std::max(1, std::min({kMaxBlockPixels, kMaxPatchFloats / depth_,
+                                     kMaxPatchFloats / std::max(1, out_c)}))),
         row_floats_(g.filter_w * g.in_c),
         row_step_(g.dilation_h * g.in_w * g.in_c),
         pixel_step_(g.stride_w * g.in_c) {}
 
-  // Calls range(first, count) for the pixels that need patches and run(first, run) for the
-  // interior runs, in pixel order; every run when `direct` is false goes through patches.
-  template <typename Range, typename Run>
-  void ForEachPart(bool direct, Range&& range, Run&& run) const {
-    for (int n = 0; n < g_.batch; ++n) {
-      for (int oy = 0; oy < g_.out_h; ++oy) {
-        const int row_first = (n * g_.out_h + oy) * g_.out_w;
-        const InteriorRun interior = direct ? InteriorRunOf(g_, n, oy) : InteriorRun();
-        if (interior.empty()) {
-          range(row_first, g_.out_w);
-          continue;
-        }
-        range(row_first, interior.lo);
-        run(row_first + interior.lo, interior);
-        range(row_first + interior.hi, g_.out_w - interior.hi);
-      }
-    }
-  }
-
   void Forward(const float* bias, float* y) {
-    const bool transpose = depth_ * out_c_ <= kMaxPatchFloats;
-    if (transpose) {
+    bias_ = bias;
+    y_ = y;
+    transpose_ = depth_ * out_c_ <= kMaxPatchFloats;
+    if (transpose_) {
       for (int o = 0; o < out_c_; ++o) {
         for (int k = 0; k < depth_; ++k) weights_[k * out_c_ + o] = w_[o * depth_ + k];
       }
     }
-    const auto set_bias = [&](float* y_pixels, int count) {
-      for (int p = 0; p < count; ++p) {
-        for (int o = 0; o < out_c_; ++o) y_pixels[p * out_c_ + o] = bias != nullptr ? bias[o] : 0;
-      }
-    };
-    const auto range = [&](int first, int count) {
-      for (int done = 0; done < count; done += block_) {
-        const int pixels = std::min(block_, count - done);
-        float* y_block = y + (first + done) * out_c_;
-        GatherBlock(g_, x_, first + done, pixels, patches_);
-        if (!transpose) {
-          DenseForward(patches_, pixels, depth_, w_, out_c_, bias, y_block);
-          continue;
-        }
-        set_bias(y_block, pixels);
-        MatrixMultiplyAdd(pixels, out_c_, depth_, patches_, depth_, 1, weights_, out_c_, y_block,
-                          out_c_);
-      }
-    };
-    const auto run = [&](int first, const InteriorRun& interior) {
+    ForEachRun([&](int first, const InteriorRun& interior) {
       const int pixels = interior.hi - interior.lo;
       float* y_run = y + first * out_c_;
-      set_bias(y_run, pixels);
+      SetBias(y_run, pixels);
       for (int ky = 0; ky < g_.filter_h; ++ky) {
         MatrixMultiplyAdd(pixels, out_c_, row_floats_, x_ + interior.input + ky * row_step_,
                           pixel_step_, 1, weights_ + ky * row_floats_ * out_c_, out_c_, y_run,
                           out_c_);
       }
-    };
-    ForEachPart(transpose, range, run);
+    });
   }
 
+  // dX rows of neighbouring pixels overlap in the input when the stride is below the filter
+  // width; MatrixMultiplyAdd adds its rows in order, so the overlaps sum.
   void Backward(const float* dz, RowRange trained, float* d_weights, float* dx) {
+    dz_ = dz;
+    trained_ = trained;
+    d_weights_ = d_weights;
+    dx_ = dx;
     const int trained_count = trained.count();
     // The weight gradient is summed transposed, [depth][trained rows], when it fits.
-    const bool transpose = d_weights == nullptr || depth_ * trained_count <= kMaxPatchFloats;
-    if (d_weights != nullptr && transpose) {
+    transpose_ = d_weights == nullptr || depth_ * trained_count <= kMaxPatchFloats;
+    if (d_weights != nullptr && transpose_) {
       std::memset(weights_, 0, sizeof(float) * static_cast<size_t>(depth_ * trained_count));
     }
-    const auto range = [&](int first, int count) {
-      for (int done = 0; done < count; done += block_) {
-        const int pixels = std::min(block_, count - done);
-        const float* dz_block = dz + (first + done) * out_c_;
-        if (d_weights != nullptr) {
-          GatherBlock(g_, x_, first + done, pixels, patches_);
-          if (transpose) {
-            MatrixMultiplyAdd(depth_, trained_count, pixels, patches_, 1, depth_,
-                              dz_block + trained.begin, out_c_, weights_, trained_count);
-          } else {
-            DenseWeightGradient(dz_block, pixels, out_c_, trained, patches_, depth_, d_weights);
-          }
-        }
-        if (dx != nullptr) {
-          std::memset(patches_, 0, sizeof(float) * static_cast<size_t>(pixels * depth_));
-          MatrixMultiplyAdd(pixels, depth_, out_c_, dz_block, out_c_, 1, w_, depth_, patches_,
-                            depth_);
-          ScatterBlock(g_, patches_, first + done, pixels, dx);
-        }
-      }
-    };
-    // dX rows of neighbouring pixels overlap in the input when the stride is below the filter
-    // width; MatrixMultiplyAdd adds its rows in order, so the overlaps sum.
-    const auto run = [&](int first, const InteriorRun& interior) {
+    ForEachRun([&](int first, const InteriorRun& interior) {
       const int pixels = interior.hi - interior.lo;
       const float* dz_run = dz + first * out_c_;
       for (int ky = 0; ky < g_.filter_h; ++ky) {
@@ -260,9 +140,8 @@ class PatchProducts {
                             depth_, dx + input, pixel_step_);
         }
       }
-    };
-    ForEachPart(transpose, range, run);
-    if (d_weights != nullptr && transpose) {
+    });
+    if (d_weights != nullptr && transpose_) {
       for (int o = 0; o < trained_count; ++o) {
         for (int k = 0; k < depth_; ++k) {
           d_weights[o * depth_ + k] += weights_[k * trained_count + o];
@@ -272,15 +151,104 @@ class PatchProducts {
   }
 
  private:
+  // Calls run(first pixel, run) for every interior run (when the transposed buffer is in use)
+  // and sends every other pixel through patches.
+  template <typename Run>
+  void ForEachRun(Run&& run) {
+    for (int n = 0; n < g_.batch; ++n) {
+      for (int oy = 0; oy < g_.out_h; ++oy) {
+        const int row_first = (n * g_.out_h + oy) * g_.out_w;
+        const InteriorRun interior = transpose_ ? InteriorRunOf(g_, n, oy) : InteriorRun();
+        if (interior.empty()) {
+          AddToPatches(row_first, g_.out_w);
+          continue;
+        }
+        AddToPatches(row_first, interior.lo);
+        run(row_first + interior.lo, interior);
+        AddToPatches(row_first + interior.hi, g_.out_w - interior.hi);
+      }
+    }
+    FlushPatches();
+  }
+
+  void AddToPatches(int first, int count) {
+    for (int p = first; p < first + count; ++p) {
+      pending_[pending_count_++] = p;
+      if (pending_count_ == block_) FlushPatches();
+    }
+  }
+
+  void SetBias(float* y_pixels, int count) const {
+    for (int p = 0; p < count; ++p) {
+      for (int o = 0; o < out_c_; ++o) y_pixels[p * out_c_ + o] = bias_ != nullptr ? bias_[o] : 0;
+    }
+  }
+
+  // The pending pixels' patches through the products, their rows of Y or dZ copied through
+  // rows_ (the pixels are not evenly spaced).
+  void FlushPatches() {
+    const int count = pending_count_;
+    pending_count_ = 0;
+    if (count == 0) return;
+    if (d_weights_ != nullptr || y_ != nullptr) {
+      for (int i = 0; i < count; ++i) GatherPatch(g_, x_, pending_[i], patches_ + i * depth_);
+    }
+    if (y_ != nullptr) {
+      if (transpose_) {
+        SetBias(rows_, count);
+        MatrixMultiplyAdd(count, out_c_, depth_, patches_, depth_, 1, weights_, out_c_, rows_,
+                          out_c_);
+      } else {
+        DenseForward(patches_, count, depth_, w_, out_c_, bias_, rows_);
+      }
+      for (int i = 0; i < count; ++i) {
+        std::memcpy(y_ + pending_[i] * out_c_, rows_ + i * out_c_,
+                    sizeof(float) * static_cast<size_t>(out_c_));
+      }
+      return;
+    }
+    for (int i = 0; i < count; ++i) {
+      std::memcpy(rows_ + i * out_c_, dz_ + pending_[i] * out_c_,
+                  sizeof(float) * static_cast<size_t>(out_c_));
+    }
+    if (d_weights_ != nullptr) {
+      if (transpose_) {
+        MatrixMultiplyAdd(depth_, trained_.count(), count, patches_, 1, depth_,
+                          rows_ + trained_.begin, out_c_, weights_, trained_.count());
+      } else {
+        DenseWeightGradient(rows_, count, out_c_, trained_, patches_, depth_, d_weights_);
+      }
+    }
+    if (dx_ != nullptr) {
+      std::memset(patches_, 0, sizeof(float) * static_cast<size_t>(count * depth_));
+      MatrixMultiplyAdd(count, depth_, out_c_, rows_, out_c_, 1, w_, depth_, patches_, depth_);
+      for (int i = 0; i < count; ++i) {
+        ScatterPatchGradient(g_, patches_ + i * depth_, pending_[i], dx_);
+      }
+    }
+  }
+
   const WindowGeometry& g_;
   const float* x_;
   const float* w_;
-  const int out_c_, depth_, block_;
+  const int out_c_, depth_;
+  const int block_;       // pixels a block of patches holds
   const int row_floats_;  // KW * C: one filter row of a patch
   const int row_step_;    // input floats from one filter row to the next
   const int pixel_step_;  // input floats from one output pixel's window to the next
+  bool transpose_ = false;
+  // Forward: bias_ and y_. Backward: dz_, trained_, d_weights_, dx_ (y_ stays nullptr).
+  const float* bias_ = nullptr;
+  float* y_ = nullptr;
+  const float* dz_ = nullptr;
+  RowRange trained_;
+  float* d_weights_ = nullptr;
+  float* dx_ = nullptr;
+  int pending_[kMaxBlockPixels];
+  int pending_count_ = 0;
   float patches_[kMaxPatchFloats];
   float weights_[kMaxPatchFloats];  // transposed weights, or the transposed weight gradient
+  float rows_[kMaxPatchFloats];     // Y or dZ rows of the pending pixels
 };
 
 }  // namespace

@@ -10,11 +10,12 @@
 // products are MatrixMultiplyAdd's with output channels or patch depth as the wide side. Then the
 // pixels of an output row whose windows lie inside the input (dilation_w 1) need no patches at
 // all: per filter row their inputs form a strided matrix the products read in place. Blocks
-// of pixels live in fixed buffers on the stack (2 x kMaxPatchFloats floats, a host thread's stack
-// holds that easily); a convolution whose single patch does not fit (KH * KW * C >
+// of pixels live in fixed buffers on the stack (3 x kMaxPatchFloats floats, a host thread's stack
+// holds them easily); a convolution whose single patch does not fit (KH * KW * C >
 // kMaxPatchFloats) is left to the direct loops.
 //
-//   if (UsingFastKernels() && ConvPatchesFit(g)) return ConvForwardByPatches(g, x, w, out_c, ...);
+//   if (UsingFastKernels() && ConvPatchesFit(g, out_c)) return ConvForwardByPatches(g, x, w, out_c,
+//   ...);
 #pragma once
 
 #include "engine/kernels/trained_rows.h"
@@ -27,8 +28,9 @@ inline constexpr int kMaxPatchFloats = 8192;
 inline int PatchDepth(const WindowGeometry& g) {
   return g.filter_h * g.filter_w * g.in_c;
 }
-inline bool ConvPatchesFit(const WindowGeometry& g) {
-  return PatchDepth(g) <= kMaxPatchFloats;
+// Whether one patch, and one output pixel's channels, fit a buffer.
+inline bool ConvPatchesFit(const WindowGeometry& g, int out_c) {
+  return PatchDepth(g) <= kMaxPatchFloats && out_c <= kMaxPatchFloats;
 }
 
 // y = conv(x, w) + bias (bias may be nullptr), before the fused activation.

@@ -247,29 +247,36 @@ TS_AVX2 void MultiplyAddRows(int cols, int inner, const float* a, int a_row, int
 
 }  // namespace
 
+// Rows go in blocks of 6 (12 accumulators); a remainder of 1 or 2 rows would leave too few
+// independent sums to hide the FMA latency, so 7 and 8 remaining rows split as 4 + 3 and 4 + 4.
 TS_AVX2 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row,
                                    int a_col, const float* b, int b_row, float* c, int c_row) {
-  constexpr int kRows = 6;
-  int m = 0;
-  for (; m + kRows <= rows; m += kRows) {
-    MultiplyAddRows<kRows>(cols, inner, a + m * a_row, a_row, a_col, b, b_row, c + m * c_row,
-                           c_row);
-  }
-  const float* a_m = a + m * a_row;
-  float* c_m = c + m * c_row;
-  switch (rows - m) {
-    case 5:
-      return MultiplyAddRows<5>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-    case 4:
-      return MultiplyAddRows<4>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-    case 3:
-      return MultiplyAddRows<3>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-    case 2:
-      return MultiplyAddRows<2>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-    case 1:
-      return MultiplyAddRows<1>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-    default:
-      return;
+  for (int m = 0; m < rows;) {
+    const int left = rows - m;
+    const int take = left >= 9 || left == 6 ? 6 : (left >= 7 ? 4 : left);
+    const float* a_m = a + m * a_row;
+    float* c_m = c + m * c_row;
+    switch (take) {
+      case 6:
+        MultiplyAddRows<6>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 5:
+        MultiplyAddRows<5>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 4:
+        MultiplyAddRows<4>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 3:
+        MultiplyAddRows<3>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 2:
+        MultiplyAddRows<2>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      default:
+        MultiplyAddRows<1>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+    }
+    m += take;
   }
 }
 

@@ -10,6 +10,7 @@ side's time per step is taken; the medians over the rounds and the median of the
 ratios (TrainScope time / PyTorch time, lower is faster) are printed as a Markdown table.
 
 Usage: bench_vs_pytorch.py <training_peer binary> <models dir> [--rounds N] [--out FILE]
+                           [--only MODEL] [--reference-kernels]
 """
 
 import argparse
@@ -37,9 +38,10 @@ CASES = [(model, optimizer, batch)
 class Peer:
     """training_peer as a child process: its manifest, and steps on command."""
 
-    def __init__(self, binary, model, optimizer, batch, models_dir, export_dir):
+    def __init__(self, binary, model, optimizer, batch, models_dir, export_dir, reference):
         self.process = subprocess.Popen(
-            [binary, model, optimizer, str(batch), export_dir, models_dir],
+            [binary, model, optimizer, str(batch), export_dir, models_dir]
+            + (["reference"] if reference else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.ops, self.params, self.data = [], {}, None
         for line in self.process.stdout:
@@ -158,9 +160,9 @@ class TorchSide:
         return time.perf_counter() - start, first_loss
 
 
-def measure(binary, models_dir, case, rounds, export_dir):
+def measure(binary, models_dir, case, rounds, export_dir, reference):
     model, optimizer, batch = case
-    peer = Peer(binary, model, optimizer, batch, models_dir, export_dir)
+    peer = Peer(binary, model, optimizer, batch, models_dir, export_dir, reference)
     side = TorchSide(model, optimizer, batch, peer)
     _, ts_loss = peer.steps(1)
     _, pt_loss = side.steps(1)
@@ -193,12 +195,15 @@ def main():
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--out")
     parser.add_argument("--only", help="model name to run alone")
+    parser.add_argument("--reference-kernels", action="store_true",
+                        help="TrainScope runs its reference kernel loops (the firmware's)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
 
     lines = [
-        f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread, {args.rounds} rounds;"
+        f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread, {args.rounds} rounds,"
+        f" TrainScope {'reference' if args.reference_kernels else 'fast'} kernels;"
         " ratio = TrainScope time / PyTorch time (median of the per-round ratios)",
         "",
         "| model | optimizer | batch | TrainScope µs/step | PyTorch µs/step | ratio |"
@@ -210,7 +215,8 @@ def main():
         for case in CASES:
             if args.only and case[0] != args.only:
                 continue
-            r = measure(args.peer, args.models_dir, case, args.rounds, export_dir)
+            r = measure(args.peer, args.models_dir, case, args.rounds, export_dir,
+                        args.reference_kernels)
             line = (f"| {case[0]} | {case[1]} | {case[2]} | {r['ts_us']:.1f} | {r['pt_us']:.1f} |"
                     f" {r['ratio']:.3f} | {1 / r['ratio']:.1f}x |"
                     f" {r['ts_loss']:.5f} / {r['pt_loss']:.5f} |")

@@ -5,7 +5,9 @@
 // then trains on command, so both sides run interleaved in one session.
 //
 //   training_peer <simple_mnist|mlp|convnet> <sgd|adam> <batch> <export_dir> <models_dir>
+//                 [reference]
 //
+// "reference" runs the kernels' reference loops (ForceReferenceKernels), as the firmware does.
 // Printed at start (one record a line, then "ready"):
 //   op <index> <OPCODE> <activation> <padding> <stride_h> <stride_w> <filter_h> <filter_w>
 //   param <op index> <input position> <file> <dim>...   starting weights, raw float32
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "engine/exec/trainer.h"
+#include "engine/kernels/dense_loops.h"
 #include "engine/model/file_io.h"
 #include "engine/model/model_builder.h"
 #include "engine/model/opcodes.h"
@@ -169,12 +172,13 @@ Status Describe(const Model& model, const DataSet& data, const std::string& dir)
 }
 
 int Run(int argc, char** argv) {
-  if (argc != 6) {
+  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "reference")) {
     std::fprintf(stderr,
                  "usage: training_peer <simple_mnist|mlp|convnet> <sgd|adam> <batch> "
-                 "<export_dir> <models_dir>\n");
+                 "<export_dir> <models_dir> [reference]\n");
     return 2;
   }
+  ForceReferenceKernels(argc == 7);
   const std::string which = argv[1];
   Model model;
   DataSet data;

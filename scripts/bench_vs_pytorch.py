@@ -10,7 +10,7 @@ side's time per step is taken; the medians over the rounds and the median of the
 ratios (TrainScope time / PyTorch time, lower is faster) are printed as a Markdown table.
 
 Usage: bench_vs_pytorch.py <training_peer binary> <models dir> [--rounds N] [--out FILE]
-                           [--only MODEL] [--reference-kernels]
+                           [--only MODEL] [--kernels reference|avx2|avx512]
 """
 
 import argparse
@@ -38,16 +38,18 @@ CASES = [(model, optimizer, batch)
 class Peer:
     """training_peer as a child process: its manifest, and steps on command."""
 
-    def __init__(self, binary, model, optimizer, batch, models_dir, export_dir, reference):
+    def __init__(self, binary, model, optimizer, batch, models_dir, export_dir, kernels):
         self.process = subprocess.Popen(
             [binary, model, optimizer, str(batch), export_dir, models_dir]
-            + (["reference"] if reference else []),
+            + ([kernels] if kernels else []),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        self.ops, self.params, self.data = [], {}, None
+        self.ops, self.params, self.data, self.kernels = [], {}, None, "?"
         for line in self.process.stdout:
             fields = line.split()
             if fields[0] == "ready":
                 break
+            if fields[0] == "kernels":
+                self.kernels = fields[1]
             if fields[0] == "op":
                 self.ops.append(fields[2:])
             elif fields[0] == "param":
@@ -160,9 +162,9 @@ class TorchSide:
         return time.perf_counter() - start, first_loss
 
 
-def measure(binary, models_dir, case, rounds, export_dir, reference):
+def measure(binary, models_dir, case, rounds, export_dir, kernels):
     model, optimizer, batch = case
-    peer = Peer(binary, model, optimizer, batch, models_dir, export_dir, reference)
+    peer = Peer(binary, model, optimizer, batch, models_dir, export_dir, kernels)
     side = TorchSide(model, optimizer, batch, peer)
     _, ts_loss = peer.steps(1)
     _, pt_loss = side.steps(1)
@@ -179,6 +181,7 @@ def measure(binary, models_dir, case, rounds, export_dir, reference):
         ratios.append(ts / pt)
     peer.close()
     return {
+        "kernels": peer.kernels,
         "ts_us": statistics.median(ts_times) * 1e6,
         "pt_us": statistics.median(pt_times) * 1e6,
         "ratio": statistics.median(ratios),
@@ -195,20 +198,21 @@ def main():
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--out")
     parser.add_argument("--only", help="model name to run alone")
-    parser.add_argument("--reference-kernels", action="store_true",
-                        help="TrainScope runs its reference kernel loops (the firmware's)")
+    parser.add_argument("--kernels", choices=("reference", "avx2", "avx512"),
+                        help="TrainScope's kernel path (default: the fastest this CPU has;"
+                        " reference: the loops the firmware runs)")
     args = parser.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
 
     lines = [
         f"PyTorch {torch.__version__}, {torch.get_num_threads()} thread, {args.rounds} rounds,"
-        f" TrainScope {'reference' if args.reference_kernels else 'fast'} kernels;"
+        f" TrainScope kernels: {args.kernels or 'the fastest this CPU has'};"
         " ratio = TrainScope time / PyTorch time (median of the per-round ratios)",
         "",
-        "| model | optimizer | batch | TrainScope µs/step | PyTorch µs/step | ratio |"
+        "| model | optimizer | batch | kernels | TrainScope µs/step | PyTorch µs/step | ratio |"
         " speed-up | first loss TrainScope / PyTorch |",
-        "|---|---|---:|---:|---:|---:|---:|---|",
+        "|---|---|---:|---|---:|---:|---:|---:|---|",
     ]
     print("\n".join(lines), flush=True)
     with tempfile.TemporaryDirectory() as export_dir:
@@ -216,8 +220,9 @@ def main():
             if args.only and case[0] != args.only:
                 continue
             r = measure(args.peer, args.models_dir, case, args.rounds, export_dir,
-                        args.reference_kernels)
-            line = (f"| {case[0]} | {case[1]} | {case[2]} | {r['ts_us']:.1f} | {r['pt_us']:.1f} |"
+                        args.kernels)
+            line = (f"| {case[0]} | {case[1]} | {case[2]} | {r['kernels']} | {r['ts_us']:.1f} |"
+                    f" {r['pt_us']:.1f} |"
                     f" {r['ratio']:.3f} | {1 / r['ratio']:.1f}x |"
                     f" {r['ts_loss']:.5f} / {r['pt_loss']:.5f} |")
             if abs(r["ts_loss"] - r["pt_loss"]) > 1e-3 * max(1.0, abs(r["pt_loss"])):

@@ -15,24 +15,48 @@ void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange traine
                              int depth, float* dw);
 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                            const float* b, int b_row, float* c, int c_row);
+void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row, int a_col,
+                             const float* b, int b_row, float* c, int c_row);
 #endif
 
 namespace {
 
-bool force_reference = false;
+// What UseKernelPath() asked for; the fastest by default (constant-initialised, no constructor).
+KernelPath requested_path = KernelPath::kAvx512;
 
 }  // namespace
 
-bool UsingFastKernels() {
+const char* KernelPathName(KernelPath path) {
+  switch (path) {
+    case KernelPath::kReference:
+      return "reference";
+    case KernelPath::kAvx2:
+      return "avx2";
+    case KernelPath::kAvx512:
+      return "avx512";
+  }
+  return "?";
+}
+
+KernelPath FastestKernelPath() {
 #if defined(TRAINSCOPE_AVX2_PATH)
-  return !force_reference && HostHasAvx2();
+  static const KernelPath fastest = !HostHasAvx2()                      ? KernelPath::kReference
+                                    : __builtin_cpu_supports("avx512f") ? KernelPath::kAvx512
+                                                                        : KernelPath::kAvx2;
+  return fastest;
 #else
-  return false;
+  return KernelPath::kReference;
 #endif
 }
 
-void ForceReferenceKernels(bool reference) {
-  force_reference = reference;
+KernelPath ActiveKernelPath() {
+  const KernelPath fastest = FastestKernelPath();
+  return static_cast<uint8_t>(requested_path) < static_cast<uint8_t>(fastest) ? requested_path
+                                                                              : fastest;
+}
+
+void UseKernelPath(KernelPath path) {
+  requested_path = path;
 }
 
 void DenseForward(const float* x, int rows, int depth, const float* w, int out, const float* bias,
@@ -85,6 +109,9 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return MatrixMultiplyAddAvx512(rows, cols, inner, a, a_row, a_col, b, b_row, c, c_row);
+  }
   if (UsingFastKernels()) {
     return MatrixMultiplyAddAvx2(rows, cols, inner, a, a_row, a_col, b, b_row, c, c_row);
   }

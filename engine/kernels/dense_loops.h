@@ -10,7 +10,8 @@
 //   DenseWeightGradient DW[o - trained.begin][k] += sum_r DZ[r][o] * X[r][k], o in `trained`
 //
 // Each has a portable path (the loops in source order, one running sum per output: what the
-// firmware build runs) and, on x86-64, an AVX2/FMA path chosen at run time (several
+// firmware build runs) and, on x86-64, AVX2/FMA (and for MatrixMultiplyAdd AVX-512) paths
+// chosen at run time (several
 // accumulators, fused multiply-adds, so sums are rounded in another order: results agree with
 // the portable path to float rounding, not bit for bit). The gradient functions skip the
 // outputs whose DZ is exactly zero (a ReLU's inactive units), which adds nothing in exact math.
@@ -19,6 +20,8 @@
 //   DenseForward(x, batch, in, w, out, bias, y);
 //   if (UsingFastKernels()) ...   // the dispatch the conv kernels follow
 #pragma once
+
+#include <cstdint>
 
 #include "engine/kernels/trained_rows.h"
 
@@ -39,10 +42,20 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row);
 
-// Whether the kernels take their fast host paths: true on a CPU with AVX2 and FMA unless
-// ForceReferenceKernels(true) was called. Tests and benchmarks switch to the reference path to
-// compare; call it before kernels run, never while another thread runs them.
-bool UsingFastKernels();
-void ForceReferenceKernels(bool reference);
+// Which code the kernels run. kAvx2: the AVX2/FMA paths. kAvx512: MatrixMultiplyAdd (so every
+// convolution product) in 16-float vectors, the rest as kAvx2.
+enum class KernelPath : uint8_t { kReference = 0, kAvx2 = 1, kAvx512 = 2 };
+const char* KernelPathName(KernelPath path);  // "reference", "avx2", "avx512"
+
+// The fastest path this CPU (and OS) supports; kReference off x86-64.
+KernelPath FastestKernelPath();
+// The path in use: FastestKernelPath() unless UseKernelPath() chose a slower one. Tests and
+// benchmarks switch paths to compare; switch before kernels run, never while another thread
+// runs them. A path the CPU lacks falls back to the fastest it has.
+KernelPath ActiveKernelPath();
+void UseKernelPath(KernelPath path);
+inline bool UsingFastKernels() {
+  return ActiveKernelPath() != KernelPath::kReference;
+}
 
 }  // namespace trainscope

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The FULLY_CONNECTED and CONV_2D products on the shapes of the PyTorch comparison (the MLP's
-// 784x128 layer, the ConvNet's two convolutions), through the reference loops (path:0) and the
-// fast host path (path:1), in floating-point operations per second (2 per multiply-add). The
-// FMA-throughput loop at the end measures what this core reaches with AVX2 FMAs alone (the
-// "peak" of docs/benchmarks.md), in the same session.
+// 784x128 layer, the ConvNet's two convolutions), through the portable loops (path:0), AVX2
+// (path:1) and AVX-512 (path:2, used by MatrixMultiplyAdd only, so by the convolutions), in
+// floating-point operations per second (2 per multiply-add). The
+// FMA-throughput loops at the end measure what this core reaches with AVX2 and AVX-512 FMAs alone
+// (the "peak" of docs/benchmarks.md), in the same session.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -32,14 +33,15 @@ std::vector<float> Random(size_t count, uint32_t seed) {
 }
 
 void UsePath(benchmark::State& state) {
-  ForceReferenceKernels(state.range(0) == 0);
-  if (state.range(0) != 0 && !UsingFastKernels()) state.SkipWithError("no AVX2/FMA on this host");
+  const auto path = static_cast<KernelPath>(state.range(0));
+  UseKernelPath(path);
+  if (ActiveKernelPath() != path) state.SkipWithError("this CPU lacks that path");
 }
 
 void CountFlops(benchmark::State& state, double multiply_adds) {
   state.counters["GFLOPS"] = benchmark::Counter(2.0 * multiply_adds * state.iterations() / 1e9,
                                                 benchmark::Counter::kIsRate);
-  ForceReferenceKernels(false);
+  UseKernelPath(KernelPath::kAvx512);
 }
 
 // The MLP's first layer, one sample: forward, weight gradient; the second layer's input gradient.
@@ -53,7 +55,7 @@ void BM_FcForward784x128(benchmark::State& state) {
   }
   CountFlops(state, 784.0 * 128);
 }
-BENCHMARK(BM_FcForward784x128)->Arg(0)->Arg(1)->ArgName("path")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FcForward784x128)->DenseRange(0, 1)->ArgName("path")->Unit(benchmark::kMicrosecond);
 
 void BM_FcWeightGradient784x128(benchmark::State& state) {
   UsePath(state);
@@ -124,7 +126,7 @@ void BM_ConvForward(benchmark::State& state) {
   CountFlops(state, ConvMultiplyAdds(layer));
 }
 BENCHMARK(BM_ConvForward)
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->ArgNames({"path", "layer"})
     ->Unit(benchmark::kMicrosecond);
 
@@ -149,7 +151,7 @@ void BM_ConvBackward(benchmark::State& state) {
   CountFlops(state, 2.0 * ConvMultiplyAdds(layer));
 }
 BENCHMARK(BM_ConvBackward)
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
     ->ArgNames({"path", "layer"})
     ->Unit(benchmark::kMicrosecond);
 
@@ -169,7 +171,7 @@ __attribute__((target("avx2,fma"))) void FmaChains(int64_t rounds, float* out) {
 }
 
 void BM_Avx2FmaPeak(benchmark::State& state) {
-  if (!UsingFastKernels()) state.SkipWithError("no AVX2/FMA on this host");
+  if (FastestKernelPath() == KernelPath::kReference) state.SkipWithError("no AVX2/FMA here");
   float out[8];
   constexpr int64_t kRounds = 100000;
   for (auto _ : state) {
@@ -180,6 +182,33 @@ void BM_Avx2FmaPeak(benchmark::State& state) {
                                                 benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Avx2FmaPeak)->Unit(benchmark::kMicrosecond);
+
+// The same with 16-float vectors, where the CPU has AVX-512.
+__attribute__((target("avx512f"))) void Fma512Chains(int64_t rounds, float* out) {
+  __m512 acc[10];
+  for (int i = 0; i < 10; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+  for (int64_t r = 0; r < rounds; ++r) {
+#pragma GCC unroll 10
+    for (int i = 0; i < 10; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+  }
+  __m512 sum = acc[0];
+  for (int i = 1; i < 10; ++i) sum = _mm512_add_ps(sum, acc[i]);
+  _mm512_storeu_ps(out, sum);
+}
+
+void BM_Avx512FmaPeak(benchmark::State& state) {
+  if (FastestKernelPath() != KernelPath::kAvx512) state.SkipWithError("no AVX-512 here");
+  float out[16];
+  constexpr int64_t kRounds = 100000;
+  for (auto _ : state) {
+    Fma512Chains(kRounds, out);
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * 16 * 10 * kRounds * state.iterations() / 1e9,
+                                                benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Avx512FmaPeak)->Unit(benchmark::kMicrosecond);
 #endif
 
 }  // namespace

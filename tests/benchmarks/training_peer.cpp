@@ -5,9 +5,10 @@
 // then trains on command, so both sides run interleaved in one session.
 //
 //   training_peer <simple_mnist|mlp|convnet> <sgd|adam> <batch> <export_dir> <models_dir>
-//                 [reference]
+//                 [reference|avx2|avx512]
 //
-// "reference" runs the kernels' reference loops (ForceReferenceKernels), as the firmware does.
+// The last argument picks the kernels' path (UseKernelPath): "reference" runs the loops the
+// firmware runs; without it, the fastest path the CPU has.
 // Printed at start (one record a line, then "ready"):
 //   op <index> <OPCODE> <activation> <padding> <stride_h> <stride_w> <filter_h> <filter_w>
 //   param <op index> <input position> <file> <dim>...   starting weights, raw float32
@@ -172,13 +173,20 @@ Status Describe(const Model& model, const DataSet& data, const std::string& dir)
 }
 
 int Run(int argc, char** argv) {
-  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "reference")) {
+  KernelPath path = FastestKernelPath();
+  if (argc == 7) {
+    const std::string name = argv[6];
+    for (KernelPath p : {KernelPath::kReference, KernelPath::kAvx2, KernelPath::kAvx512}) {
+      if (name == KernelPathName(p)) path = p;
+    }
+  }
+  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == KernelPathName(path))) {
     std::fprintf(stderr,
                  "usage: training_peer <simple_mnist|mlp|convnet> <sgd|adam> <batch> "
-                 "<export_dir> <models_dir> [reference]\n");
+                 "<export_dir> <models_dir> [reference|avx2|avx512]\n");
     return 2;
   }
-  ForceReferenceKernels(argc == 7);
+  UseKernelPath(path);
   const std::string which = argv[1];
   Model model;
   DataSet data;
@@ -208,7 +216,7 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "training_peer: %s\n", status.message());
     return 1;
   }
-  std::printf("ready\n");
+  std::printf("kernels %s\nready\n", KernelPathName(ActiveKernelPath()));
   std::fflush(stdout);
 
   const uint32_t batches = data.sample_count / options.batch_size;

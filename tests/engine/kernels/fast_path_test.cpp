@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The fast host paths of FULLY_CONNECTED and CONV_2D (dense_loops.h, conv_patches.h) against the
-// reference loops the firmware runs: the same op, inputs and output gradient through both, every
-// output and gradient equal within float rounding. Shapes are hand-picked edge cases (tails of
-// the 8-wide vectors and of the register blocks, a single row, padding on every side, strides,
-// dilation, half ranks) plus seeded random ones.
+// The fast host paths of FULLY_CONNECTED and CONV_2D (dense_loops.h, conv_patches.h; AVX2, and
+// AVX-512 where the CPU has it) against the reference loops the firmware runs: the same op, inputs
+// and output gradient through both, every output and gradient equal within float rounding. Shapes
+// are hand-picked edge cases (tails of the 8-wide vectors and of the register blocks, a single row,
+// padding on every side, strides, dilation, half ranks) plus seeded random ones.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -98,8 +98,8 @@ struct Results {
 
 // Runs Eval and Backward of the single op with the given path. Inputs, weights, bias and the
 // output gradient come from `seed`; the gradient buffers start at a random prior (Backward adds).
-Results Run(const OpCase& c, bool reference, uint32_t seed) {
-  ForceReferenceKernels(reference);
+Results Run(const OpCase& c, KernelPath path, uint32_t seed) {
+  UseKernelPath(path);
   Results results;
   KernelHarness harness;
   const Status loaded = harness.Load(c.builder);
@@ -144,7 +144,7 @@ Results Run(const OpCase& c, bool reference, uint32_t seed) {
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     if (op.inputs[i] >= 0) results.buffers.push_back(gradients[op.inputs[i]]);
   }
-  ForceReferenceKernels(false);
+  UseKernelPath(KernelPath::kAvx512);  // the default: the fastest the CPU has
   return results;
 }
 
@@ -152,16 +152,20 @@ Results Run(const OpCase& c, bool reference, uint32_t seed) {
 // ulps of the largest partial sums, far below what a wrong index or a lost tail gives.
 void ExpectSameWithinRounding(const OpCase& c, uint32_t seed) {
   SCOPED_TRACE(c.name);
-  const Results fast = Run(c, /*reference=*/false, seed);
-  const Results reference = Run(c, /*reference=*/true, seed);
-  ASSERT_EQ(fast.buffers.size(), reference.buffers.size());
-  const char* names[] = {"output", "input gradient", "weight gradient", "bias gradient"};
-  for (size_t b = 0; b < fast.buffers.size(); ++b) {
-    ASSERT_EQ(fast.buffers[b].size(), reference.buffers[b].size()) << names[b];
-    for (size_t i = 0; i < fast.buffers[b].size(); ++i) {
-      const float want = reference.buffers[b][i];
-      ASSERT_NEAR(fast.buffers[b][i], want, 1e-4f * (1.0f + std::fabs(want)))
-          << names[b] << " element " << i;
+  const Results reference = Run(c, KernelPath::kReference, seed);
+  for (KernelPath path : {KernelPath::kAvx2, KernelPath::kAvx512}) {
+    if (static_cast<int>(path) > static_cast<int>(FastestKernelPath())) continue;
+    SCOPED_TRACE(KernelPathName(path));
+    const Results fast = Run(c, path, seed);
+    ASSERT_EQ(fast.buffers.size(), reference.buffers.size());
+    const char* names[] = {"output", "input gradient", "weight gradient", "bias gradient"};
+    for (size_t b = 0; b < fast.buffers.size(); ++b) {
+      ASSERT_EQ(fast.buffers[b].size(), reference.buffers[b].size()) << names[b];
+      for (size_t i = 0; i < fast.buffers[b].size(); ++i) {
+        const float want = reference.buffers[b][i];
+        ASSERT_NEAR(fast.buffers[b][i], want, 1e-4f * (1.0f + std::fabs(want)))
+            << names[b] << " element " << i;
+      }
     }
   }
 }
@@ -169,7 +173,9 @@ void ExpectSameWithinRounding(const OpCase& c, uint32_t seed) {
 class FastPath : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!UsingFastKernels()) GTEST_SKIP() << "this host has no AVX2/FMA: only the reference path";
+    if (FastestKernelPath() == KernelPath::kReference) {
+      GTEST_SKIP() << "this host has no AVX2/FMA: only the reference path";
+    }
   }
 };
 

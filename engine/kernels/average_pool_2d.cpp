@@ -17,8 +17,9 @@ Status Eval(const KernelIo& io) {
   const float* x = InputFloats(io, 0);
   float* y = MutableOutputFloats(io);
   const int channels = g.in_c;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const int cells = taps.Count();
     float* y_pixel = y + p * channels;
     for (int c = 0; c < channels; ++c) y_pixel[c] = 0.0f;
@@ -44,8 +45,9 @@ Status Backward(const BackwardIo& io) {
   if (grads.dx == nullptr) return Status::Ok();
   const WindowGeometry g = PoolGeometryOf(io);
   const int channels = g.in_c;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const int cells = taps.Count();
     if (cells == 0) continue;
     const float scale = 1.0f / static_cast<float>(cells);

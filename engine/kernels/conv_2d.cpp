@@ -45,8 +45,9 @@ Status Eval(const KernelIo& io) {
     ApplyActivationInPlace(activation, y, static_cast<size_t>(OutputPixels(g) * out_c));
     return Status::Ok();
   }
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     float* y_pixel = y + p * out_c;
     for (int o = 0; o < out_c; ++o) {
       float sum = bias != nullptr ? bias[o] : 0.0f;
@@ -81,8 +82,9 @@ Status Backward(const BackwardIo& io) {
     ConvBackwardByPatches(g, x, w, out_c, dz, rows, d_weights, dx);
     return Status::Ok();
   }
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const float* dz_pixel = dz + p * out_c;
     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
       for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {

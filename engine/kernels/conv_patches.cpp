@@ -19,8 +19,7 @@ inline void CopyFloats(const float* from, int count, float* to) {
 }
 
 // With dilation_w == 1 the taps of one filter row are adjacent in both the input and the patch.
-void GatherPatch(const WindowGeometry& g, const float* x, int pixel, float* patch) {
-  const WindowTaps taps = TapsOf(g, pixel);
+void GatherPatch(const WindowGeometry& g, const float* x, const WindowTaps& taps, float* patch) {
   const int c = g.in_c;
   if (taps.Count() != g.filter_h * g.filter_w) {
     std::memset(patch, 0, sizeof(float) * static_cast<size_t>(PatchDepth(g)));
@@ -38,9 +37,9 @@ void GatherPatch(const WindowGeometry& g, const float* x, int pixel, float* patc
   }
 }
 
-// dx += the patch gradient under output pixel `pixel`'s window (padding cells dropped).
-void ScatterPatchGradient(const WindowGeometry& g, const float* patch, int pixel, float* dx) {
-  const WindowTaps taps = TapsOf(g, pixel);
+// dx += the patch gradient under the window `taps` (padding cells dropped).
+void ScatterPatchGradient(const WindowGeometry& g, const float* patch, const WindowTaps& taps,
+                          float* dx) {
   const int c = g.in_c;
   for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
     for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
@@ -160,21 +159,23 @@ class PatchProducts {
         const int row_first = (n * g_.out_h + oy) * g_.out_w;
         const InteriorRun interior = transpose_ ? InteriorRunOf(g_, n, oy) : InteriorRun();
         if (interior.empty()) {
-          AddToPatches(row_first, g_.out_w);
+          AddToPatches(n, oy, 0, g_.out_w);
           continue;
         }
-        AddToPatches(row_first, interior.lo);
+        AddToPatches(n, oy, 0, interior.lo);
         run(row_first + interior.lo, interior);
-        AddToPatches(row_first + interior.hi, g_.out_w - interior.hi);
+        AddToPatches(n, oy, interior.hi, g_.out_w);
       }
     }
     FlushPatches();
   }
 
-  void AddToPatches(int first, int count) {
-    for (int p = first; p < first + count; ++p) {
-      pending_[pending_count_++] = p;
-      if (pending_count_ == block_) FlushPatches();
+  // Output pixels (n, oy, ox) for ox in [ox_begin, ox_end).
+  void AddToPatches(int n, int oy, int ox_begin, int ox_end) {
+    for (int ox = ox_begin; ox < ox_end; ++ox) {
+      pending_[pending_count_] = (n * g_.out_h + oy) * g_.out_w + ox;
+      pending_taps_[pending_count_] = TapsAt(g_, n, oy, ox);
+      if (++pending_count_ == block_) FlushPatches();
     }
   }
 
@@ -191,7 +192,7 @@ class PatchProducts {
     pending_count_ = 0;
     if (count == 0) return;
     if (d_weights_ != nullptr || y_ != nullptr) {
-      for (int i = 0; i < count; ++i) GatherPatch(g_, x_, pending_[i], patches_ + i * depth_);
+      for (int i = 0; i < count; ++i) GatherPatch(g_, x_, pending_taps_[i], patches_ + i * depth_);
     }
     if (y_ != nullptr) {
       if (transpose_) {
@@ -223,7 +224,7 @@ class PatchProducts {
       std::memset(patches_, 0, sizeof(float) * static_cast<size_t>(count * depth_));
       MatrixMultiplyAdd(count, depth_, out_c_, rows_, out_c_, 1, w_, depth_, patches_, depth_);
       for (int i = 0; i < count; ++i) {
-        ScatterPatchGradient(g_, patches_ + i * depth_, pending_[i], dx_);
+        ScatterPatchGradient(g_, patches_ + i * depth_, pending_taps_[i], dx_);
       }
     }
   }
@@ -244,7 +245,8 @@ class PatchProducts {
   RowRange trained_;
   float* d_weights_ = nullptr;
   float* dx_ = nullptr;
-  int pending_[kMaxBlockPixels];
+  int pending_[kMaxBlockPixels];  // output pixels waiting for patches, and their windows
+  WindowTaps pending_taps_[kMaxBlockPixels];
   int pending_count_ = 0;
   float patches_[kMaxPatchFloats];
   float weights_[kMaxPatchFloats];  // transposed weights, or the transposed weight gradient

@@ -47,8 +47,9 @@ Status Eval(const KernelIo& io) {
   const float* w = InputFloats(io, 1);
   const float* bias = HasInput(io, 2) ? InputFloats(io, 2) : nullptr;
   float* y = MutableOutputFloats(io);
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     float* y_pixel = y + p * out_c;
     for (int oc = 0; oc < out_c; ++oc) y_pixel[oc] = bias != nullptr ? bias[oc] : 0.0f;
     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
@@ -86,8 +87,9 @@ Status Backward(const BackwardIo& io) {
 
   const float* x = InputFloats(io, 0);
   const float* w = InputFloats(io, 1);
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const float* dz = grads.dz + p * out_c;
     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
       for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {

@@ -20,8 +20,9 @@ Status Eval(const KernelIo& io) {
   const float* x = InputFloats(io, 0);
   float* y = MutableOutputFloats(io);
   const int channels = g.in_c;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     float* y_pixel = y + p * channels;
     if (taps.Count() == 0) {
       for (int c = 0; c < channels; ++c) y_pixel[c] = 0.0f;
@@ -56,8 +57,9 @@ Status Backward(const BackwardIo& io) {
   // it one loop (a separate copy loop becomes a slow string move for a few channels).
   float best[kChannelChunk] = {};
   int where[kChannelChunk] = {};  // flat input offset of the channel's first maximum so far
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     if (taps.Count() == 0) continue;
     for (int c0 = 0; c0 < channels; c0 += kChannelChunk) {
       const int n = channels - c0 < kChannelChunk ? channels - c0 : kChannelChunk;

@@ -10,15 +10,16 @@
 //   DenseWeightGradient DW[o - trained.begin][k] += sum_r DZ[r][o] * X[r][k], o in `trained`
 //
 // Each has a portable path (the loops in source order, one running sum per output: what the
-// firmware build runs) and, on x86-64, AVX2/FMA (and for MatrixMultiplyAdd AVX-512) paths
-// chosen at run time (several
-// accumulators, fused multiply-adds, so sums are rounded in another order: results agree with
-// the portable path to float rounding, not bit for bit). The gradient functions skip the
-// outputs whose DZ is exactly zero (a ReLU's inactive units), which adds nothing in exact math.
-// Nothing is allocated; no buffer may alias another (except overlapping C rows, below).
+// firmware build runs) and, on x86-64, AVX2/FMA paths (AVX-512 for MatrixMultiplyAdd) chosen at
+// run time. Those keep several accumulators and fuse multiply-adds, so their sums are rounded in
+// another order: results agree with the portable path to float rounding, not bit for bit. The
+// gradient products may skip outputs whose DZ is exactly zero (a ReLU's inactive units), which
+// adds nothing in exact math. Nothing is allocated; no buffer may alias another (except
+// overlapping C rows, below).
 //
-//   DenseForward(x, batch, in, w, out, bias, y);
-//   if (UsingFastKernels()) ...   // the dispatch the conv kernels follow
+//   DenseForward(x, batch, in, w, out, bias, y);          // FC forward, [batch, out]
+//   DenseInputGradient(dz, batch, out, w, in, dx);        // dX += dZ W
+//   if (UsingFastKernels()) ...                           // the dispatch conv_2d.cpp follows
 #pragma once
 
 #include <cstdint>

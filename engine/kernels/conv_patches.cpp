@@ -95,8 +95,8 @@ class PatchProducts {
     y_ = y;
     transpose_ = depth_ * out_c_ <= kMaxPatchFloats;
     if (transpose_) {
-      for (int o = 0; o < out_c_; ++o) {
-        for (int k = 0; k < depth_; ++k) weights_[k * out_c_ + o] = w_[o * depth_ + k];
+      for (int k = 0; k < depth_; ++k) {
+        for (int o = 0; o < out_c_; ++o) weights_[k * out_c_ + o] = w_[o * depth_ + k];
       }
     }
     ForEachRun([&](int first, const InteriorRun& interior) {
@@ -180,8 +180,13 @@ class PatchProducts {
   }
 
   void SetBias(float* y_pixels, int count) const {
+    const size_t row_bytes = sizeof(float) * static_cast<size_t>(out_c_);
     for (int p = 0; p < count; ++p) {
-      for (int o = 0; o < out_c_; ++o) y_pixels[p * out_c_ + o] = bias_ != nullptr ? bias_[o] : 0;
+      if (bias_ != nullptr) {
+        std::memcpy(y_pixels + p * out_c_, bias_, row_bytes);
+      } else {
+        std::memset(y_pixels + p * out_c_, 0, row_bytes);
+      }
     }
   }
 

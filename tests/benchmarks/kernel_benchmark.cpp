@@ -39,8 +39,9 @@ void UsePath(benchmark::State& state) {
 }
 
 void CountFlops(benchmark::State& state, double multiply_adds) {
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * multiply_adds * state.iterations() / 1e9,
-                                                benchmark::Counter::kIsRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * multiply_adds * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
   UseKernelPath(KernelPath::kAvx512);
 }
 
@@ -178,8 +179,9 @@ void BM_Avx2FmaPeak(benchmark::State& state) {
     FmaChains(kRounds, out);
     benchmark::DoNotOptimize(out);
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * 8 * 10 * kRounds * state.iterations() / 1e9,
-                                                benchmark::Counter::kIsRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * 8 * 10 * kRounds * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Avx2FmaPeak)->Unit(benchmark::kMicrosecond);
 
@@ -205,8 +207,9 @@ void BM_Avx512FmaPeak(benchmark::State& state) {
     Fma512Chains(kRounds, out);
     benchmark::DoNotOptimize(out);
   }
-  state.counters["GFLOPS"] = benchmark::Counter(2.0 * 16 * 10 * kRounds * state.iterations() / 1e9,
-                                                benchmark::Counter::kIsRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * 16 * 10 * kRounds * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Avx512FmaPeak)->Unit(benchmark::kMicrosecond);
 #endif

@@ -10,25 +10,32 @@
 namespace trainscope {
 namespace {
 
+// Channels are the inner loop (adjacent in memory, so the loops vectorise); every output still
+// sums its cells in row-major window order.
 Status Eval(const KernelIo& io) {
   const WindowGeometry g = PoolGeometryOf(io);
   const float* x = InputFloats(io, 0);
   float* y = MutableOutputFloats(io);
-  const Activation activation = io.op->options.activation;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  const int channels = g.in_c;
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const int cells = taps.Count();
-    for (int c = 0; c < g.in_c; ++c) {
-      float sum = 0.0f;
-      for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
-        for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
-          sum += x[InputPixel(g, taps, ky, kx) * g.in_c + c];
-        }
+    float* y_pixel = y + p * channels;
+    for (int c = 0; c < channels; ++c) y_pixel[c] = 0.0f;
+    for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
+      for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
+        const float* cell = x + InputPixel(g, taps, ky, kx) * channels;
+        for (int c = 0; c < channels; ++c) y_pixel[c] += cell[c];
       }
-      const float mean = cells > 0 ? sum / static_cast<float>(cells) : 0.0f;
-      y[p * g.in_c + c] = ApplyActivation(activation, mean);
+    }
+    if (cells > 0) {
+      const float count = static_cast<float>(cells);
+      for (int c = 0; c < channels; ++c) y_pixel[c] /= count;
     }
   }
+  ApplyActivationInPlace(io.op->options.activation, y,
+                         static_cast<size_t>(OutputPixels(g) * channels));
   return Status::Ok();
 }
 
@@ -37,17 +44,18 @@ Status Backward(const BackwardIo& io) {
   TS_RETURN_IF_ERROR(StartPoolBackward(io, &grads));
   if (grads.dx == nullptr) return Status::Ok();
   const WindowGeometry g = PoolGeometryOf(io);
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  const int channels = g.in_c;
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const int cells = taps.Count();
     if (cells == 0) continue;
     const float scale = 1.0f / static_cast<float>(cells);
-    for (int c = 0; c < g.in_c; ++c) {
-      const float share = grads.dz[p * g.in_c + c] * scale;
-      for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
-        for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
-          grads.dx[InputPixel(g, taps, ky, kx) * g.in_c + c] += share;
-        }
+    const float* dz = grads.dz + p * channels;
+    for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
+      for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
+        float* cell = grads.dx + InputPixel(g, taps, ky, kx) * channels;
+        for (int c = 0; c < channels; ++c) cell[c] += dz[c] * scale;
       }
     }
   }

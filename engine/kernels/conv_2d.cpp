@@ -7,7 +7,11 @@
 // any stride and dilation: dX is the transposed convolution summed over all output channels,
 // dW correlates dZ with the input. Backward reads the input and, with a fused activation, the
 // output. The weight gradient is compact for the half ranks (output channels TrainedRows()).
+// On a host with AVX2 the op runs as dense products over window patches (conv_patches.h); the
+// loops here are the reference path, which the firmware build runs.
 #include "engine/kernels/conv_common.h"
+#include "engine/kernels/conv_patches.h"
+#include "engine/kernels/dense_loops.h"
 #include "engine/kernels/registrations.h"
 
 namespace trainscope {
@@ -36,8 +40,14 @@ Status Eval(const KernelIo& io) {
   const float* bias = HasInput(io, 2) ? InputFloats(io, 2) : nullptr;
   float* y = MutableOutputFloats(io);
   const Activation activation = io.op->options.activation;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  if (UsingFastKernels() && ConvPatchesFit(g, out_c)) {
+    ConvForwardByPatches(g, x, w, out_c, bias, y);
+    ApplyActivationInPlace(activation, y, static_cast<size_t>(OutputPixels(g) * out_c));
+    return Status::Ok();
+  }
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     float* y_pixel = y + p * out_c;
     for (int o = 0; o < out_c; ++o) {
       float sum = bias != nullptr ? bias[o] : 0.0f;
@@ -68,8 +78,13 @@ Status Backward(const BackwardIo& io) {
 
   const float* x = InputFloats(io, 0);
   const float* w = InputFloats(io, 1);
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  if (UsingFastKernels() && ConvPatchesFit(g, out_c)) {
+    ConvBackwardByPatches(g, x, w, out_c, dz, rows, d_weights, dx);
+    return Status::Ok();
+  }
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     const float* dz_pixel = dz + p * out_c;
     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
       for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {

@@ -40,7 +40,9 @@ Status StartConvBackward(const BackwardIo& io, int out_c, bool weights_wanted,
   const float* dz =
       PreActivationGradient(io.op->options.activation, OutputFloats(io), dy, out_count, io.scratch);
   if (d_bias != nullptr) {
-    for (size_t i = 0; i < out_count; ++i) d_bias[i % static_cast<size_t>(out_c)] += dz[i];
+    for (size_t pixel = 0; pixel < out_count; pixel += static_cast<size_t>(out_c)) {
+      for (int c = 0; c < out_c; ++c) d_bias[c] += dz[pixel + static_cast<size_t>(c)];
+    }
   }
   grads->dz = dz;
   grads->d_weights = d_weights;

@@ -36,6 +36,9 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   return ExpectConvBiasAndOutput(check, input, weights, out_c);
 }
 
+// Output channels are the inner loop (adjacent in weights and output, so the loops vectorise);
+// every output still sums its bias and then its taps in row-major window order, and every
+// gradient element receives its terms in the order of the plain per-channel loops.
 Status Eval(const KernelIo& io) {
   const WindowGeometry g = ConvGeometryOf(io);
   const int out_c = InputTensor(io, 1).shape[3];
@@ -44,22 +47,30 @@ Status Eval(const KernelIo& io) {
   const float* w = InputFloats(io, 1);
   const float* bias = HasInput(io, 2) ? InputFloats(io, 2) : nullptr;
   float* y = MutableOutputFloats(io);
-  const Activation activation = io.op->options.activation;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
     float* y_pixel = y + p * out_c;
-    for (int oc = 0; oc < out_c; ++oc) {
-      const int c = oc / multiplier;
-      float sum = bias != nullptr ? bias[oc] : 0.0f;
-      for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
-        for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
-          sum +=
-              x[InputPixel(g, taps, ky, kx) * g.in_c + c] * w[(ky * g.filter_w + kx) * out_c + oc];
+    for (int oc = 0; oc < out_c; ++oc) y_pixel[oc] = bias != nullptr ? bias[oc] : 0.0f;
+    for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
+      for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
+        const float* x_cell = x + InputPixel(g, taps, ky, kx) * g.in_c;
+        const float* w_tap = w + (ky * g.filter_w + kx) * out_c;
+        if (multiplier == 1) {
+          for (int oc = 0; oc < out_c; ++oc) y_pixel[oc] += x_cell[oc] * w_tap[oc];
+          continue;
+        }
+        for (int c = 0; c < g.in_c; ++c) {
+          for (int m = 0; m < multiplier; ++m) {
+            const int oc = c * multiplier + m;
+            y_pixel[oc] += x_cell[c] * w_tap[oc];
+          }
         }
       }
-      y_pixel[oc] = ApplyActivation(activation, sum);
     }
   }
+  ApplyActivationInPlace(io.op->options.activation, y,
+                         static_cast<size_t>(OutputPixels(g) * out_c));
   return Status::Ok();
 }
 
@@ -70,24 +81,37 @@ Status Backward(const BackwardIo& io) {
   ConvGradients grads;
   TS_RETURN_IF_ERROR(
       StartConvBackward(io, out_c, io.trainable && io.rank != TrainRank::kOnlyBias, &grads));
-  const float* dz = grads.dz;
   float* d_weights = grads.d_weights;
   float* dx = grads.dx;
   if (d_weights == nullptr && dx == nullptr) return Status::Ok();
 
   const float* x = InputFloats(io, 0);
   const float* w = InputFloats(io, 1);
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
-    const float* dz_pixel = dz + p * out_c;
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
+    const float* dz = grads.dz + p * out_c;
     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
       for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
         const int pixel = InputPixel(g, taps, ky, kx) * g.in_c;
         const int tap = (ky * g.filter_w + kx) * out_c;
-        for (int oc = 0; oc < out_c; ++oc) {
-          const int c = oc / multiplier;
-          if (d_weights != nullptr) d_weights[tap + oc] += dz_pixel[oc] * x[pixel + c];
-          if (dx != nullptr) dx[pixel + c] += dz_pixel[oc] * w[tap + oc];
+        if (d_weights != nullptr) {
+          float* dw_tap = d_weights + tap;
+          for (int c = 0; c < g.in_c; ++c) {
+            for (int m = 0; m < multiplier; ++m) {
+              const int oc = c * multiplier + m;
+              dw_tap[oc] += dz[oc] * x[pixel + c];
+            }
+          }
+        }
+        if (dx != nullptr) {
+          const float* w_tap = w + tap;
+          for (int c = 0; c < g.in_c; ++c) {
+            for (int m = 0; m < multiplier; ++m) {
+              const int oc = c * multiplier + m;
+              dx[pixel + c] += dz[oc] * w_tap[oc];
+            }
+          }
         }
       }
     }

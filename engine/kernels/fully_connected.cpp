@@ -3,7 +3,9 @@
 // FULLY_CONNECTED: y[b][o] = act(sum_i x[b][i] * w[o][i] + bias[o]), weights [out, in], the input
 // flattened to [batch, in] (keep_num_dims keeps its leading dimensions in the output).
 // Backward reads the input (weight gradient) and, with a fused activation, the output. The
-// weight gradient is compact for the half ranks (rows TrainedRows(rank, out)).
+// weight gradient is compact for the half ranks (rows TrainedRows(rank, out)). The products are
+// dense_loops.h's, which choose their AVX2 path at run time.
+#include "engine/kernels/dense_loops.h"
 #include "engine/kernels/kernel_util.h"
 #include "engine/kernels/registrations.h"
 
@@ -71,16 +73,8 @@ Status Eval(const KernelIo& io) {
   const float* w = InputFloats(io, 1);
   const float* bias = HasInput(io, 2) ? InputFloats(io, 2) : nullptr;
   float* y = MutableOutputFloats(io);
-  const Activation activation = io.op->options.activation;
-  for (int b = 0; b < s.batch; ++b) {
-    const float* x_row = x + b * s.in;
-    for (int o = 0; o < s.out; ++o) {
-      const float* w_row = w + o * s.in;
-      float sum = bias != nullptr ? bias[o] : 0.0f;
-      for (int i = 0; i < s.in; ++i) sum += x_row[i] * w_row[i];
-      y[b * s.out + o] = ApplyActivation(activation, sum);
-    }
-  }
+  DenseForward(x, s.batch, s.in, w, s.out, bias, y);
+  ApplyActivationInPlace(io.op->options.activation, y, static_cast<size_t>(s.batch * s.out));
   return Status::Ok();
 }
 
@@ -103,29 +97,10 @@ Status Backward(const BackwardIo& io) {
     }
   }
   if (d_weights != nullptr) {
-    const float* x = InputFloats(io, 0);
-    for (int b = 0; b < s.batch; ++b) {
-      for (int o = rows.begin; o < rows.end; ++o) {
-        const float g = dz[b * s.out + o];
-        float* dw_row = d_weights + (o - rows.begin) * s.in;
-        const float* x_row = x + b * s.in;
-        for (int i = 0; i < s.in; ++i) dw_row[i] += g * x_row[i];
-      }
-    }
+    DenseWeightGradient(dz, s.batch, s.out, rows, InputFloats(io, 0), s.in, d_weights);
   }
-
   float* dx = InputGradient(io, 0);
-  if (dx != nullptr) {
-    const float* w = InputFloats(io, 1);
-    for (int b = 0; b < s.batch; ++b) {
-      float* dx_row = dx + b * s.in;
-      for (int o = 0; o < s.out; ++o) {
-        const float g = dz[b * s.out + o];
-        const float* w_row = w + o * s.in;
-        for (int i = 0; i < s.in; ++i) dx_row[i] += g * w_row[i];
-      }
-    }
-  }
+  if (dx != nullptr) DenseInputGradient(dz, s.batch, s.out, InputFloats(io, 1), s.in, dx);
   return Status::Ok();
 }
 

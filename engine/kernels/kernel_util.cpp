@@ -192,9 +192,38 @@ float ApplyActivation(Activation activation, float x) {
   return x;
 }
 
+// One loop per activation, each reading every value unconditionally, so the compiler turns the
+// comparisons into vector selects: a branch on the sign of each value mispredicts about half the
+// time on real activations.
 void ApplyActivationInPlace(Activation activation, float* data, size_t count) {
-  if (activation == Activation::kNone) return;
-  for (size_t i = 0; i < count; ++i) data[i] = ApplyActivation(activation, data[i]);
+  switch (activation) {
+    case Activation::kNone:
+    case Activation::kSignBit:
+      return;
+    case Activation::kRelu:
+      for (size_t i = 0; i < count; ++i) {
+        const float x = data[i];
+        data[i] = x > 0.0f ? x : 0.0f;
+      }
+      return;
+    case Activation::kReluN1To1:
+      for (size_t i = 0; i < count; ++i) {
+        const float x = data[i];
+        const float low = x < -1.0f ? -1.0f : x;
+        data[i] = low > 1.0f ? 1.0f : low;
+      }
+      return;
+    case Activation::kRelu6:
+      for (size_t i = 0; i < count; ++i) {
+        const float x = data[i];
+        const float low = x < 0.0f ? 0.0f : x;
+        data[i] = low > 6.0f ? 6.0f : low;
+      }
+      return;
+    case Activation::kTanh:
+      for (size_t i = 0; i < count; ++i) data[i] = std::tanh(data[i]);
+      return;
+  }
 }
 
 // The clamping activations pass the gradient only strictly inside their linear range, which is
@@ -206,16 +235,21 @@ const float* PreActivationGradient(Activation activation, const float* y, const 
     case Activation::kSignBit:
       return gradient;
     case Activation::kRelu:
-      for (size_t i = 0; i < count; ++i) scratch[i] = y[i] > 0.0f ? gradient[i] : 0.0f;
+      for (size_t i = 0; i < count; ++i) {
+        const float v = y[i], g = gradient[i];
+        scratch[i] = v > 0.0f ? g : 0.0f;
+      }
       break;
     case Activation::kReluN1To1:
       for (size_t i = 0; i < count; ++i) {
-        scratch[i] = (y[i] > -1.0f && y[i] < 1.0f) ? gradient[i] : 0.0f;
+        const float v = y[i], g = gradient[i];
+        scratch[i] = (v > -1.0f && v < 1.0f) ? g : 0.0f;
       }
       break;
     case Activation::kRelu6:
       for (size_t i = 0; i < count; ++i) {
-        scratch[i] = (y[i] > 0.0f && y[i] < 6.0f) ? gradient[i] : 0.0f;
+        const float v = y[i], g = gradient[i];
+        scratch[i] = (v > 0.0f && v < 6.0f) ? g : 0.0f;
       }
       break;
     case Activation::kTanh:

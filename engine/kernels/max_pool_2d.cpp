@@ -11,35 +11,38 @@
 namespace trainscope {
 namespace {
 
-// Flat input offset of the first maximum of channel c in the window (-1 when it has no cells).
-int ArgMax(const WindowGeometry& g, const WindowTaps& taps, const float* x, int c) {
-  int best = -1;
-  float best_value = 0.0f;
-  for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
-    for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
-      const int offset = InputPixel(g, taps, ky, kx) * g.in_c + c;
-      if (best < 0 || x[offset] > best_value) {
-        best = offset;
-        best_value = x[offset];
-      }
-    }
-  }
-  return best;
-}
+// Channels are the inner loop everywhere: adjacent in memory, and one compare-and-select each,
+// which the compiler vectorises instead of branching on every comparison.
+constexpr int kChannelChunk = 64;
 
 Status Eval(const KernelIo& io) {
   const WindowGeometry g = PoolGeometryOf(io);
   const float* x = InputFloats(io, 0);
   float* y = MutableOutputFloats(io);
-  const Activation activation = io.op->options.activation;
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
-    for (int c = 0; c < g.in_c; ++c) {
-      const int best = ArgMax(g, taps, x, c);
-      const float value = best >= 0 ? x[best] : 0.0f;
-      y[p * g.in_c + c] = ApplyActivation(activation, value);
+  const int channels = g.in_c;
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
+    float* y_pixel = y + p * channels;
+    if (taps.Count() == 0) {
+      for (int c = 0; c < channels; ++c) y_pixel[c] = 0.0f;
+      continue;
+    }
+    const float* first = x + InputPixel(g, taps, taps.ky_begin, taps.kx_begin) * channels;
+    for (int c = 0; c < channels; ++c) y_pixel[c] = first[c];
+    for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
+      for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
+        if (ky == taps.ky_begin && kx == taps.kx_begin) continue;
+        const float* cell = x + InputPixel(g, taps, ky, kx) * channels;
+        for (int c = 0; c < channels; ++c) {
+          const float v = cell[c], best = y_pixel[c];
+          y_pixel[c] = v > best ? v : best;
+        }
+      }
     }
   }
+  ApplyActivationInPlace(io.op->options.activation, y,
+                         static_cast<size_t>(OutputPixels(g) * channels));
   return Status::Ok();
 }
 
@@ -49,11 +52,32 @@ Status Backward(const BackwardIo& io) {
   if (grads.dx == nullptr) return Status::Ok();
   const WindowGeometry g = PoolGeometryOf(io);
   const float* x = InputFloats(io, 0);
-  for (int p = 0; p < OutputPixels(g); ++p) {
-    const WindowTaps taps = TapsOf(g, p);
-    for (int c = 0; c < g.in_c; ++c) {
-      const int best = ArgMax(g, taps, x, c);
-      if (best >= 0) grads.dx[best] += grads.dz[p * g.in_c + c];
+  const int channels = g.in_c;
+  // The first cell of a window wins unconditionally; folding that into the compare loop keeps
+  // it one loop (a separate copy loop becomes a slow string move for a few channels).
+  float best[kChannelChunk] = {};
+  int where[kChannelChunk] = {};  // flat input offset of the channel's first maximum so far
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
+    if (taps.Count() == 0) continue;
+    for (int c0 = 0; c0 < channels; c0 += kChannelChunk) {
+      const int n = channels - c0 < kChannelChunk ? channels - c0 : kChannelChunk;
+      int first_cell = -1;  // all ones for the window's first cell
+      for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
+        for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
+          const int cell = InputPixel(g, taps, ky, kx) * channels + c0;
+          for (int c = 0; c < n; ++c) {
+            const float v = x[cell + c];
+            const int keep = first_cell | -static_cast<int>(v > best[c]);  // all ones: v wins
+            best[c] = keep != 0 ? v : best[c];
+            where[c] ^= (where[c] ^ (cell + c)) & keep;
+          }
+          first_cell = 0;
+        }
+      }
+      const float* dz = grads.dz + p * channels + c0;
+      for (int c = 0; c < n; ++c) grads.dx[where[c]] += dz[c];
     }
   }
   return Status::Ok();

@@ -7,8 +7,9 @@
 //
 //   TS_RETURN_IF_ERROR(ValidateWindow(check, input, filter_h, filter_w, true));   // Prepare
 //   const WindowGeometry g = MakeWindow(DimsOf(x), options, filter_h, filter_w, true);  // Eval
-//   for (int p = 0; p < OutputPixels(g); ++p) {
-//     const WindowTaps taps = TapsOf(g, p);
+//   OutputPixelWalk walk;
+//   for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+//     const WindowTaps taps = walk.Taps(g);
 //     for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky)
 //       for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) ... x[InputPixel(g, taps, ky, kx) * c]
 #pragma once
@@ -69,18 +70,40 @@ inline void InsideRun(int start, int filter, int dilation, int size, int* begin,
   *end = last;
 }
 
-// The window of output pixel `out_pixel` (0 <= out_pixel < OutputPixels(g)).
-inline WindowTaps TapsOf(const WindowGeometry& g, int out_pixel) {
+// The window of output pixel (n, oy, ox).
+inline WindowTaps TapsAt(const WindowGeometry& g, int n, int oy, int ox) {
   WindowTaps taps;
-  const int ox = out_pixel % g.out_w;
-  const int oy = out_pixel / g.out_w % g.out_h;
-  taps.n = out_pixel / g.out_w / g.out_h;
+  taps.n = n;
   taps.top = oy * g.stride_h - g.pad_top;
   taps.left = ox * g.stride_w - g.pad_left;
   InsideRun(taps.top, g.filter_h, g.dilation_h, g.in_h, &taps.ky_begin, &taps.ky_end);
   InsideRun(taps.left, g.filter_w, g.dilation_w, g.in_w, &taps.kx_begin, &taps.kx_end);
   return taps;
 }
+
+// The window of output pixel `out_pixel` (0 <= out_pixel < OutputPixels(g)).
+inline WindowTaps TapsOf(const WindowGeometry& g, int out_pixel) {
+  return TapsAt(g, out_pixel / g.out_w / g.out_h, out_pixel / g.out_w % g.out_h,
+                out_pixel % g.out_w);
+}
+
+// The output pixels 0, 1, 2, ... in order, with their windows, without TapsOf's divisions (which
+// cost more than a small window's work):
+//   OutputPixelWalk walk;
+//   for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) { const WindowTaps taps = walk.Taps(g);
+//   }
+struct OutputPixelWalk {
+  int n = 0, oy = 0, ox = 0;
+
+  WindowTaps Taps(const WindowGeometry& g) const { return TapsAt(g, n, oy, ox); }
+  void Next(const WindowGeometry& g) {
+    if (++ox < g.out_w) return;
+    ox = 0;
+    if (++oy < g.out_h) return;
+    oy = 0;
+    ++n;
+  }
+};
 
 // Input pixel (n, iy, ix) under tap (ky, kx), as (n * in_h + iy) * in_w + ix.
 inline int InputPixel(const WindowGeometry& g, const WindowTaps& taps, int ky, int kx) {

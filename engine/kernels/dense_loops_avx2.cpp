@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The AVX2/FMA paths of dense_loops.h, compiled for x86-64 only and called only after
+// HostHasAvx2(). Each product is cut into register blocks: a fixed number of rows times a fixed
+// number of 8-float vectors, summed in as many independent accumulators, so the fused
+// multiply-adds do not wait on each other. Depths that are not a multiple of 8 end with a masked
+// vector (masked-off lanes are neither read nor written).
+#include "engine/train/host_simd.h"
+
+#if defined(TRAINSCOPE_AVX2_PATH)
+
+#include <immintrin.h>
+
+#include "engine/kernels/dense_loops.h"
+
+#define TS_AVX2 __attribute__((target("avx2,fma")))
+
+namespace trainscope {
+namespace {
+
+// Lanes [0, count) set; count may be anything (<= 0: none, >= 8: all).
+TS_AVX2 inline __m256i LaneMask(int count) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+TS_AVX2 inline __m256 Load(const float* p, bool masked, __m256i mask) {
+  return masked ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
+}
+
+TS_AVX2 inline void Store(float* p, __m256 v, bool masked, __m256i mask) {
+  if (masked) {
+    _mm256_maskstore_ps(p, mask, v);
+  } else {
+    _mm256_storeu_ps(p, v);
+  }
+}
+
+TS_AVX2 inline float HorizontalSum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+// ---- DenseForward: R rows x O outputs, each a dot product over the whole depth.
+
+template <int R, int O>
+TS_AVX2 inline void ForwardStep(const float* x, int depth, const float* w, int k, bool masked,
+                                __m256i mask, __m256 (&acc)[R][O]) {
+  __m256 xv[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) xv[r] = Load(x + r * depth + k, masked, mask);
+#pragma GCC unroll 16
+  for (int o = 0; o < O; ++o) {
+    const __m256 wv = Load(w + o * depth + k, masked, mask);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r][o] = _mm256_fmadd_ps(xv[r], wv, acc[r][o]);
+  }
+}
+
+template <int R, int O>
+TS_AVX2 void ForwardBlock(const float* x, int depth, const float* w, const float* bias, int out,
+                          float* y) {
+  __m256 acc[R][O];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) acc[r][o] = _mm256_setzero_ps();
+  }
+  int k = 0;
+  for (; k + 8 <= depth; k += 8) ForwardStep<R, O>(x, depth, w, k, false, __m256i(), acc);
+  if (k < depth) ForwardStep<R, O>(x, depth, w, k, true, LaneMask(depth - k), acc);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) {
+      y[r * out + o] = (bias != nullptr ? bias[o] : 0.0f) + HorizontalSum(acc[r][o]);
+    }
+  }
+}
+
+template <int R, int O>
+TS_AVX2 void ForwardRows(const float* x, int depth, const float* w, int out, const float* bias,
+                         float* y) {
+  int o = 0;
+  for (; o + O <= out; o += O) {
+    ForwardBlock<R, O>(x, depth, w + o * depth, bias != nullptr ? bias + o : nullptr, out, y + o);
+  }
+  for (; o < out; ++o) {
+    ForwardBlock<R, 1>(x, depth, w + o * depth, bias != nullptr ? bias + o : nullptr, out, y + o);
+  }
+}
+
+// ---- DenseInputGradient: R rows x V vectors of DX, summed over every output.
+
+template <int R, int V, bool kMasked>
+TS_AVX2 void InputGradientBlock(const float* dz, int out, const float* w, int depth, int k,
+                                float* dx) {
+  __m256i mask[V];
+  __m256 acc[R][V];
+#pragma GCC unroll 16
+  for (int v = 0; v < V; ++v) {
+    mask[v] = kMasked ? LaneMask(depth - k - 8 * v) : __m256i();
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r][v] = _mm256_setzero_ps();
+  }
+  for (int o = 0; o < out; ++o) {
+    bool all_zero = true;
+    __m256 g[R];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      all_zero = all_zero && dz[r * out + o] == 0.0f;
+      g[r] = _mm256_broadcast_ss(dz + r * out + o);
+    }
+    if (all_zero) continue;
+    const float* w_row = w + o * depth + k;
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+      const __m256 wv = Load(w_row + 8 * v, kMasked, mask[v]);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) acc[r][v] = _mm256_fmadd_ps(g[r], wv, acc[r][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+      float* p = dx + r * depth + k + 8 * v;
+      Store(p, _mm256_add_ps(Load(p, kMasked, mask[v]), acc[r][v]), kMasked, mask[v]);
+    }
+  }
+}
+
+template <int R, int V>
+TS_AVX2 void InputGradientRows(const float* dz, int out, const float* w, int depth, float* dx) {
+  int k = 0;
+  for (; k + 8 * V <= depth; k += 8 * V) InputGradientBlock<R, V, false>(dz, out, w, depth, k, dx);
+  if (k < depth) InputGradientBlock<R, V, true>(dz, out, w, depth, k, dx);
+}
+
+// ---- DenseWeightGradient: O rows x V vectors of DW, summed over every input row.
+
+template <int O, int V, bool kMasked>
+TS_AVX2 void WeightGradientBlock(const float* dz, int rows, int out, const float* x, int depth,
+                                 int k, float* dw) {
+  __m256i mask[V];
+  __m256 acc[O][V];
+#pragma GCC unroll 16
+  for (int v = 0; v < V; ++v) {
+    mask[v] = kMasked ? LaneMask(depth - k - 8 * v) : __m256i();
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) acc[o][v] = Load(dw + o * depth + k + 8 * v, kMasked, mask[v]);
+  }
+  for (int r = 0; r < rows; ++r) {
+    __m256 xv[V];
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) xv[v] = Load(x + r * depth + k + 8 * v, kMasked, mask[v]);
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) {
+      const __m256 g = _mm256_broadcast_ss(dz + r * out + o);
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v) acc[o][v] = _mm256_fmadd_ps(g, xv[v], acc[o][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int o = 0; o < O; ++o) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) Store(dw + o * depth + k + 8 * v, acc[o][v], kMasked, mask[v]);
+  }
+}
+
+template <int O, int V>
+TS_AVX2 void WeightGradientOutputs(const float* dz, int rows, int out, const float* x, int depth,
+                                   float* dw) {
+  int k = 0;
+  for (; k + 8 * V <= depth; k += 8 * V) {
+    WeightGradientBlock<O, V, false>(dz, rows, out, x, depth, k, dw);
+  }
+  if (k < depth) WeightGradientBlock<O, V, true>(dz, rows, out, x, depth, k, dw);
+}
+
+// One input row: DW[o] += DZ[o] * X, skipping the outputs whose gradient is zero.
+TS_AVX2 void WeightGradientOneRow(const float* dz, RowRange trained, const float* x, int depth,
+                                  float* dw) {
+  for (int o = trained.begin; o < trained.end; ++o) {
+    const float g_scalar = dz[o];
+    if (g_scalar == 0.0f) continue;
+    const __m256 g = _mm256_set1_ps(g_scalar);
+    float* dw_row = dw + (o - trained.begin) * depth;
+    int k = 0;
+    for (; k + 32 <= depth; k += 32) {
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        float* p = dw_row + k + 8 * v;
+        _mm256_storeu_ps(p, _mm256_fmadd_ps(g, _mm256_loadu_ps(x + k + 8 * v), _mm256_loadu_ps(p)));
+      }
+    }
+    for (; k < depth; k += 8) {
+      const __m256i mask = LaneMask(depth - k);
+      const __m256 sum =
+          _mm256_fmadd_ps(g, _mm256_maskload_ps(x + k, mask), _mm256_maskload_ps(dw_row + k, mask));
+      _mm256_maskstore_ps(dw_row + k, mask, sum);
+    }
+  }
+}
+
+// ---- MatrixMultiplyAdd: R rows x 16 columns of C, one broadcast A value per row and step.
+
+template <int R, bool kMasked>
+TS_AVX2 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_row, int a_col,
+                              const float* b, int b_row, float* c, int c_row) {
+  const __m256i mask0 = kMasked ? LaneMask(cols_left) : __m256i();
+  const __m256i mask1 = kMasked ? LaneMask(cols_left - 8) : __m256i();
+  __m256 acc0[R], acc1[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+  for (int j = 0; j < inner; ++j) {
+    const __m256 b0 = Load(b + j * b_row, kMasked, mask0);
+    const __m256 b1 = Load(b + j * b_row + 8, kMasked, mask1);
+    const float* a_j = a + j * a_col;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 scale = _mm256_broadcast_ss(a_j + r * a_row);
+      acc0[r] = _mm256_fmadd_ps(scale, b0, acc0[r]);
+      acc1[r] = _mm256_fmadd_ps(scale, b1, acc1[r]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    float* c_r = c + r * c_row;
+    Store(c_r, _mm256_add_ps(Load(c_r, kMasked, mask0), acc0[r]), kMasked, mask0);
+    Store(c_r + 8, _mm256_add_ps(Load(c_r + 8, kMasked, mask1), acc1[r]), kMasked, mask1);
+  }
+}
+
+template <int R>
+TS_AVX2 void MultiplyAddRows(int cols, int inner, const float* a, int a_row, int a_col,
+                             const float* b, int b_row, float* c, int c_row) {
+  int n = 0;
+  for (; n + 16 <= cols; n += 16) {
+    MultiplyAddBlock<R, false>(16, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+  }
+  if (n < cols) {
+    MultiplyAddBlock<R, true>(cols - n, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+  }
+}
+
+}  // namespace
+
+// Rows go in blocks of 6 (12 accumulators); a remainder of 1 or 2 rows would leave too few
+// independent sums to hide the FMA latency, so 7 and 8 remaining rows split as 4 + 3 and 4 + 4.
+TS_AVX2 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row,
+                                   int a_col, const float* b, int b_row, float* c, int c_row) {
+  for (int m = 0; m < rows;) {
+    const int left = rows - m;
+    const int take = left >= 9 || left == 6 ? 6 : (left >= 7 ? 4 : left);
+    const float* a_m = a + m * a_row;
+    float* c_m = c + m * c_row;
+    switch (take) {
+      case 6:
+        MultiplyAddRows<6>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 5:
+        MultiplyAddRows<5>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 4:
+        MultiplyAddRows<4>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 3:
+        MultiplyAddRows<3>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      case 2:
+        MultiplyAddRows<2>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+      default:
+        MultiplyAddRows<1>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
+        break;
+    }
+    m += take;
+  }
+}
+
+TS_AVX2 void DenseForwardAvx2(const float* x, int rows, int depth, const float* w, int out,
+                              const float* bias, float* y) {
+  int r = 0;
+  for (; r + 3 <= rows; r += 3) ForwardRows<3, 4>(x + r * depth, depth, w, out, bias, y + r * out);
+  for (; r < rows; ++r) ForwardRows<1, 8>(x + r * depth, depth, w, out, bias, y + r * out);
+}
+
+TS_AVX2 void DenseInputGradientAvx2(const float* dz, int rows, int out, const float* w, int depth,
+                                    float* dx) {
+  int r = 0;
+  for (; r + 3 <= rows; r += 3)
+    InputGradientRows<3, 4>(dz + r * out, out, w, depth, dx + r * depth);
+  for (; r < rows; ++r) InputGradientRows<1, 8>(dz + r * out, out, w, depth, dx + r * depth);
+}
+
+TS_AVX2 void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange trained,
+                                     const float* x, int depth, float* dw) {
+  if (rows == 1) return WeightGradientOneRow(dz, trained, x, depth, dw);
+  int o = trained.begin;
+  for (; o + 4 <= trained.end; o += 4) {
+    WeightGradientOutputs<4, 3>(dz + o, rows, out, x, depth, dw + (o - trained.begin) * depth);
+  }
+  for (; o < trained.end; ++o) {
+    WeightGradientOutputs<1, 4>(dz + o, rows, out, x, depth, dw + (o - trained.begin) * depth);
+  }
+}
+
+}  // namespace trainscope
+
+#endif  // TRAINSCOPE_AVX2_PATH

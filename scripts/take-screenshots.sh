@@ -34,8 +34,11 @@ for theme in light dark; do
   run "$shot" "$out/loss-$theme.png" --view loss "${flag[@]}"
   run "$shot" "$out/layers-$theme.png" --view layers "${flag[@]}"
 done
-# The question Run asks with a Layers change not applied, and File > Recording Settings.
+# The questions Run asks (a Layers change not applied, a finished schedule), Edit's Undo, and
+# File > Recording Settings.
 run "$shot" "$out/run-question-pending-layers.png" --dialog run-question
+run "$shot" "$out/run-question-finished.png" --dialog finished-question
+run "$shot" "$out/edit-menu-undo.png" --dialog edit-menu
 run "$shot" "$out/recording-settings.png" --dialog recordings
 # The app itself under Xvfb's X server (--screenshot alone would pick the offscreen platform).
 app_run() {

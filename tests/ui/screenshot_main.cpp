@@ -7,12 +7,14 @@
 // --tab the gradients tab (0 per layer, 1 heatmap, 2 histogram), --memory-tab the memory tab
 // (0 timeline, 1 address map), --model a .circle/.tflite file instead of the generated model,
 // --view one of graph, memory, gradients, loss, layers to save only that view's dock,
-// --dialog run-question (Run with a change not applied: the screen with the question) or
-// recordings (File > Recording Settings over a folder of three recordings).
+// --dialog run-question (Run with a change not applied: the screen with the question),
+// finished-question (Run after the schedule ended), edit-menu (Edit with Undo after an applied
+// change) or recordings (File > Recording Settings over a folder of three recordings).
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
+#include <QMenu>
 #include <QMessageBox>
 #include <QScreen>
 #include <QStandardPaths>
@@ -22,6 +24,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 
 #include "engine/model/model.h"
@@ -37,6 +40,21 @@
 #include "ui/widgets/replay/recording_settings_dialog.h"
 
 using namespace trainscope;
+
+namespace {
+
+// A synthetic run that reports its schedule as finished, for Run's question after the end.
+class FinishedSource : public SyntheticEventSource {
+ public:
+  using SyntheticEventSource::SyntheticEventSource;
+  bool canRestart() const override { return true; }
+  Status restart() override { return Status::Ok(); }
+  QString finishedSchedule() const override {
+    return QStringLiteral("trained 40 epoch(s), 4800 optimizer step(s)");
+  }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -98,7 +116,7 @@ int main(int argc, char** argv) {
   window.setGraph(graph, generated ? QStringLiteral("convnet.circle") : model_path);
   SyntheticOptions options;
   options.nan_at_optimizer_step = 12;
-  SyntheticEventSource source(graph, store, options);
+  FinishedSource source(graph, store, options);
   window.setEventSource(&source);
   window.memoryView()->setBudgetBytes(40 * 1024);
 
@@ -158,6 +176,36 @@ int main(int argc, char** argv) {
     }
   }
 
+  const auto grab_screen_then = [&](int delay_ms, const std::function<void()>& close) {
+    QTimer::singleShot(delay_ms, &window, [&, close] {
+      const bool saved = window.screen()->grabWindow(0).save(output, "PNG");
+      std::printf("%s %s\n", saved ? "wrote" : "could not write", qPrintable(output));
+      close();
+      app.exit(saved ? 0 : 1);
+    });
+  };
+  if (dialog == QLatin1String("finished-question")) {
+    window.layersPanel()->revert();  // no pending change: the question is about the schedule
+    source.stop();                   // a finished run is stopped: Run starts, it does not resume
+    QTimer::singleShot(1200, &window, [&] {
+      grab_screen_then(600, [] {
+        if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+          box->reject();
+        }
+      });
+      window.action(MainWindow::Command::kRun)->trigger();
+    });
+    return app.exec();
+  }
+  if (dialog == QLatin1String("edit-menu")) {
+    window.layersPanel()->apply();  // the pending change applied: Undo can take it back
+    QTimer::singleShot(1200, &window, [&] {
+      QMenu* edit = window.menu(MainWindow::Menu::kEdit);
+      edit->popup(window.mapToGlobal(QPoint(40, 24)));
+      grab_screen_then(500, [edit] { edit->close(); });
+    });
+    return app.exec();
+  }
   if (dialog == QLatin1String("run-question")) {
     // Run with the pending change: the question is modal, so the shot is taken from inside it.
     QTimer::singleShot(1200, &window, [&] {
@@ -193,7 +241,9 @@ int main(int argc, char** argv) {
     return app.exec();
   }
   if (!dialog.isEmpty()) {
-    std::fprintf(stderr, "unknown --dialog '%s' (run-question, recordings)\n", qPrintable(dialog));
+    std::fprintf(stderr,
+                 "unknown --dialog '%s' (run-question, finished-question, edit-menu, recordings)\n",
+                 qPrintable(dialog));
     return 2;
   }
 

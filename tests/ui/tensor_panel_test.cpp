@@ -6,6 +6,7 @@
 // none, and dropping answers to older requests; the window's dock following the graph selection.
 #include <QApplication>
 #include <QDockWidget>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -14,6 +15,7 @@
 #include <limits>
 
 #include "tests/engine/exec/test_models.h"
+#include "ui/session/app_settings.h"
 #include "ui/session/sources/local_event_source.h"
 #include "ui/session/tensor_values.h"
 #include "ui/widgets/graph/graph_view.h"
@@ -184,6 +186,27 @@ class TensorPanelTest : public QObject {
     stale->request.aspect = TensorAspect::kGradient;
     source.answer(stale);
     QCOMPARE(panel.shown().get(), values.get());
+  }
+
+  // A layout saved by an older version (before the Tensor values dock existed) must not strand
+  // the new dock: the old layout is dropped for the default, where the dock is a tab beside
+  // Gradients. The old layout here also moved Memory to the left, which must not come back.
+  void layoutFromAnOlderVersionGivesWayToTheDefault() {
+    {
+      MainWindow old;
+      old.removeDockWidget(old.findChild<QDockWidget*>(QStringLiteral("tensorsDock")));
+      auto* memory = old.findChild<QDockWidget*>(QStringLiteral("memoryDock"));
+      old.addDockWidget(Qt::LeftDockWidgetArea, memory);
+      QSettings settings = AppSettings();
+      settings.setValue(QStringLiteral("mainWindow/state"), old.saveState(/*version=*/0));
+    }
+    MainWindow window;
+    auto* gradients = window.findChild<QDockWidget*>(QStringLiteral("gradientsDock"));
+    auto* tensors = window.findChild<QDockWidget*>(QStringLiteral("tensorsDock"));
+    auto* memory = window.findChild<QDockWidget*>(QStringLiteral("memoryDock"));
+    QCOMPARE(window.dockWidgetArea(memory), Qt::RightDockWidgetArea);
+    QVERIFY(window.tabifiedDockWidgets(gradients).contains(tensors));
+    AppSettings().remove(QStringLiteral("mainWindow/state"));
   }
 
   void windowDockFollowsTheGraphSelection() {

@@ -76,6 +76,9 @@ class MainWindow : public QMainWindow {
       std::function<int(const QString& title, const QString& text, const QStringList& choices)>;
   enum class ThemeChoice { kSystem = 0, kLight, kDark };
   static constexpr int kMaxRecentFiles = 8;
+  // The dock layout's version in the settings: raised whenever a dock is added or removed, so a
+  // layout saved by an older version is replaced by the default instead of stranding new docks.
+  static constexpr int kLayoutVersion = 2;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;

@@ -390,7 +390,7 @@ void MainWindow::applyTheme() {
 void MainWindow::saveSettings() const {
   QSettings settings = AppSettings();
   settings.setValue(QStringLiteral("mainWindow/geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("mainWindow/state"), saveState());
+  settings.setValue(QStringLiteral("mainWindow/state"), saveState(kLayoutVersion));
   settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_choice_));
   settings.setValue(QStringLiteral("memory/budgetBytes"),
                     static_cast<qulonglong>(memory_view_->budgetBytes()));
@@ -400,7 +400,7 @@ void MainWindow::restoreSettings() {
   QSettings settings = AppSettings();
   restored_geometry_ = settings.value(QStringLiteral("mainWindow/geometry")).toByteArray();
   geometry_restored_ = restoreGeometry(restored_geometry_);
-  restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray());
+  restoreState(settings.value(QStringLiteral("mainWindow/state")).toByteArray(), kLayoutVersion);
   memory_view_->setBudgetBytes(
       settings.value(QStringLiteral("memory/budgetBytes"), 0).toULongLong());
   const int theme = settings.value(QStringLiteral("theme"), 0).toInt();

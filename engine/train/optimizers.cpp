@@ -244,14 +244,17 @@ void UpdateSlice(const ParameterSlice& p, UpdateNorms* norms, const Update& upda
         UpdateRunsWithNorms(update, w, begin, begin + chunk, before, &lanes) - begin;
     std::memcpy(before + runs, w + begin + runs, (chunk - runs) * sizeof(float));
     UpdateRange(update, w, begin + runs, begin + chunk);
-    if (SquareLanesAreTrusted(lanes.weight, kNormLanes) &&
-        SquareLanesAreTrusted(lanes.update, kNormLanes)) {
-      for (size_t lane = 0; lane < kNormLanes; ++lane) {
-        weight_squared += static_cast<double>(lanes.weight[lane]);
-        update_squared += static_cast<double>(lanes.update[lane]);
-      }
+    const bool weights_trusted = SquareLanesAreTrusted(lanes.weight, kNormLanes);
+    if (weights_trusted) {
+      for (float lane : lanes.weight) weight_squared += static_cast<double>(lane);
     } else {
       weight_squared += SumOfSquaresInDouble(before, runs);
+    }
+    if (SquareLanesAreTrusted(lanes.update, kNormLanes)) {
+      for (float lane : lanes.update) update_squared += static_cast<double>(lane);
+    } else if (!(weights_trusted && std::memcmp(before, w + begin, runs * sizeof(float)) == 0)) {
+      // A chunk the update left as it was (a ReLU row that was off, say) has all-zero lanes,
+      // which the lanes cannot tell from underflow; the same bits of finite weights say it.
       update_squared += SumOfSquaredDifferencesInDouble(before, w + begin, runs);
     }
     weight_squared += SumOfSquaresInDouble(before + runs, chunk - runs);

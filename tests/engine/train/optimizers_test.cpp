@@ -332,6 +332,29 @@ TEST(UpdateNorms, MatchADoubleComputationWhateverTheLengthAndRange) {
   for (const NormCase& c : cases) ExpectNormsMatchTheValuesBeforeAndAfter(c);
 }
 
+// Chunks the update leaves untouched (zero gradient, as for a ReLU unit that was off) among
+// chunks it changes: the norms still match a double computation, the untouched chunks counting
+// zero to ||dW|| and their weights to ||W||.
+TEST(UpdateNorms, ChunksWithoutAnUpdateCountOnlyTheirWeights) {
+  const size_t count = 5000;
+  std::vector<float> w(count), g(count, 0.0f);
+  for (size_t i = 0; i < count; ++i) w[i] = 0.05f * std::sin(0.11f * static_cast<float>(i));
+  for (size_t i = 2100; i < 3000; ++i) g[i] = 1e-2f * std::cos(static_cast<float>(i));
+  const std::vector<float> before = w;
+  UpdateNorms norms;
+  ASSERT_TRUE(ApplySgd(SgdSettings{0.1f}, 1, WholeTensor(&w, g), &norms).ok());
+  double weight_squared = 0.0, update_squared = 0.0;
+  for (size_t i = 0; i < count; ++i) {
+    weight_squared += static_cast<double>(before[i]) * before[i];
+    const double applied = static_cast<double>(before[i]) - w[i];
+    update_squared += applied * applied;
+    if (g[i] == 0.0f) EXPECT_EQ(w[i], before[i]);
+  }
+  ASSERT_GT(update_squared, 0.0);
+  EXPECT_NEAR(norms.weight_norm, std::sqrt(weight_squared), std::sqrt(weight_squared) * 4e-6);
+  EXPECT_NEAR(norms.update_norm, std::sqrt(update_squared), std::sqrt(update_squared) * 4e-6);
+}
+
 TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {
   std::vector<float> w = {1, 2, 3, 4};
   const std::vector<float> g = {1, 1};

@@ -91,11 +91,11 @@ uint64_t GreedyArenaPlanner::WalkForGap(const std::vector<Slot>& slots, const Bu
 }
 
 uint64_t GreedyArenaPlanner::PlaceInOrder(const std::vector<uint32_t>& order, bool best_fit,
-                                          uint64_t give_up_above, uint32_t ticks, Taken* taken,
+                                          uint64_t give_up_above, Taken* taken,
                                           std::vector<uint64_t>* offsets) const {
   offsets->assign(buffers_.size(), 0);
   if (taken->use_tree) {
-    taken->tree.Reset(ticks);
+    taken->tree.Reset(taken->tree_ticks);
   } else {
     taken->slots.clear();
   }
@@ -103,15 +103,14 @@ uint64_t GreedyArenaPlanner::PlaceInOrder(const std::vector<uint32_t>& order, bo
   for (uint32_t id : order) {
     const Buffer& buffer = buffers_[id];
     if (buffer.size == 0) continue;
-    const uint64_t chosen =
-        taken->use_tree
-            ? taken->tree.FindGap(buffer.first_tick, buffer.last_tick, buffer.size, best_fit)
-            : WalkForGap(taken->slots, buffer, best_fit);
+    const uint64_t chosen = taken->use_tree ? taken->tree.FindGap(taken->first[id], taken->last[id],
+                                                                  buffer.size, best_fit)
+                                            : WalkForGap(taken->slots, buffer, best_fit);
     (*offsets)[id] = chosen;
     arena = std::max(arena, chosen + buffer.size);
     if (arena > give_up_above) return arena;
     if (taken->use_tree) {
-      taken->tree.Add(buffer.first_tick, buffer.last_tick, chosen, chosen + buffer.size);
+      taken->tree.Add(taken->first[id], taken->last[id], chosen, chosen + buffer.size);
       continue;
     }
     const auto position =
@@ -136,7 +135,6 @@ Status GreedyArenaPlanner::PlanAll() {
   lower_bound_ = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
 
   // Pressure: the most bytes live on any tick of the buffer's lifetime.
-  const uint32_t ticks = static_cast<uint32_t>(live.size());
   std::vector<uint64_t> pressure(m, 0);
   if (m > 0) {
     const RangeMax live_max(live);
@@ -184,6 +182,24 @@ Status GreedyArenaPlanner::PlanAll() {
   std::vector<uint64_t> offsets, best_offsets;
   Taken taken;
   taken.use_tree = m > kWalkedBuffers;
+  if (taken.use_tree) {
+    std::vector<uint32_t> ends;
+    ends.reserve(2 * static_cast<size_t>(m));
+    for (const Buffer& b : buffers_) {
+      ends.push_back(b.first_tick);
+      ends.push_back(b.last_tick);
+    }
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    auto renumbered = [&ends](uint32_t tick) {
+      return static_cast<uint32_t>(std::lower_bound(ends.begin(), ends.end(), tick) - ends.begin());
+    };
+    taken.tree_ticks = static_cast<uint32_t>(ends.size());
+    for (const Buffer& b : buffers_) {
+      taken.first.push_back(renumbered(b.first_tick));
+      taken.last.push_back(renumbered(b.last_tick));
+    }
+  }
   bool first_try = true;
   // Every valid placement needs at least the lower bound, and only a strictly smaller arena
   // replaces the best, so once the best reaches the bound no later pass can change the plan.
@@ -195,7 +211,7 @@ Status GreedyArenaPlanner::PlanAll() {
     for (bool best_fit : {true, false}) {
       if (settled()) break;
       const uint64_t give_up_above = first_try ? UINT64_MAX : best - 1;
-      const uint64_t arena = PlaceInOrder(order, best_fit, give_up_above, ticks, &taken, &offsets);
+      const uint64_t arena = PlaceInOrder(order, best_fit, give_up_above, &taken, &offsets);
       if (first_try || arena < best) {
         first_try = false;
         best = arena;
@@ -219,7 +235,7 @@ Status GreedyArenaPlanner::PlanAll() {
     const uint32_t b = random.Below(m);
     if (a == b) continue;
     std::swap(order[a], order[b]);
-    const uint64_t arena = PlaceInOrder(order, best_fit_mode, current, ticks, &taken, &offsets);
+    const uint64_t arena = PlaceInOrder(order, best_fit_mode, current, &taken, &offsets);
     if (arena <= current) {
       current = arena;
       if (arena < best) {

@@ -65,21 +65,25 @@ class GreedyArenaPlanner final : public ArenaPlanner {
     uint32_t last_tick;
   };
 
-  // What a placement pass has taken so far: the walked list, or the tree of a large plan.
+  // What a placement pass has taken so far: the walked list, or the tree of a large plan. The
+  // tree spans only the ticks where some lifetime starts or ends, renumbered in order (which
+  // keeps every overlap), so its size follows the buffers, not the last tick.
   struct Taken {
     bool use_tree = false;
     std::vector<Slot> slots;
     OccupancyTree tree;
+    uint32_t tree_ticks = 0;
+    std::vector<uint32_t> first;  // by buffer id, renumbered
+    std::vector<uint32_t> last;
   };
 
   Status Add(uint64_t bytes, uint32_t first_tick, uint32_t last_tick, uint32_t* id);
   Status PlanAll();
   // Places the buffers in `order`; returns the arena size and fills `offsets` (by id). Stops as
   // soon as the arena exceeds `give_up_above` (the caller would reject the result anyway) and
-  // then returns that larger size with `offsets` incomplete. `taken` is scratch, reused, for
-  // lifetimes within [0, ticks).
+  // then returns that larger size with `offsets` incomplete. `taken` is scratch, reused.
   uint64_t PlaceInOrder(const std::vector<uint32_t>& order, bool best_fit, uint64_t give_up_above,
-                        uint32_t ticks, Taken* taken, std::vector<uint64_t>* offsets) const;
+                        Taken* taken, std::vector<uint64_t>* offsets) const;
   // The gap the walk over `slots` finds for `buffer`, as OccupancyTree::FindGap() describes.
   static uint64_t WalkForGap(const std::vector<Slot>& slots, const Buffer& buffer, bool best_fit);
 

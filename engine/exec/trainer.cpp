@@ -140,6 +140,7 @@ Status Trainer::BindParameters() {
   for (uint32_t id = 0; id < bindings_.size(); ++id) {
     completed_by_op_[bindings_[id].completed_by_op].push_back(id);
   }
+  last_sample_tick_[0] = last_sample_tick_[1] = 0;
   for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
     const Tick& tick = timeline_.ticks[t];
     if (tick.kind != TickKind::kOptimizerStep && tick.sample < 2)

@@ -76,8 +76,76 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
                           "TrainScope trains its own copy");
     }
   }
+  TS_RETURN_IF_ERROR(BindParameters());
   optimizer_step_ = 0;
   epoch_ = 0;
+  return Status::Ok();
+}
+
+// Finds every trained tensor's gradient buffers and Adam state in the timeline, once: a tensor
+// listed for several operators (one constant feeding two ops) is bound once, completed by the
+// backward step that runs last, the lowest operator's.
+Status Trainer::BindParameters() {
+  const Subgraph& sg = *subgraph_;
+  bindings_.clear();
+  binding_of_tensor_.assign(sg.tensors.size(), -1);
+  completed_by_op_.assign(sg.operators.size(), {});
+  std::vector<int32_t> gradient(sg.tensors.size(), -1), later(sg.tensors.size(), -1);
+  std::vector<int32_t> moment_m(sg.tensors.size(), -1), moment_v(sg.tensors.size(), -1);
+  for (uint32_t b = 0; b < timeline_.buffers.size(); ++b) {
+    const TimelineBuffer& buffer = timeline_.buffers[b];
+    if (buffer.tensor < 0) continue;
+    const size_t t = static_cast<size_t>(buffer.tensor);
+    const int32_t id = static_cast<int32_t>(b);
+    if (buffer.storage == BufferStorage::kBackward) {
+      int32_t& slot = buffer.sample == 0 ? gradient[t] : later[t];
+      if (slot < 0) slot = id;
+    } else if (buffer.storage == BufferStorage::kOptimizer) {
+      // Adam's m and v are the first and second optimizer buffers of a tensor.
+      if (moment_m[t] < 0) {
+        moment_m[t] = id;
+      } else if (moment_v[t] < 0) {
+        moment_v[t] = id;
+      }
+    }
+  }
+  auto data = [this](int32_t id) {
+    return id < 0 ? nullptr : AsFloats(arena_.data(static_cast<uint32_t>(id)));
+  };
+  for (const ParameterGradient& p : parameters_) {
+    const size_t t = static_cast<size_t>(p.tensor);
+    if (gradient[t] < 0) continue;
+    if (binding_of_tensor_[t] >= 0) {
+      ParameterBinding& known = bindings_[static_cast<size_t>(binding_of_tensor_[t])];
+      if (p.op_index < known.completed_by_op) known.completed_by_op = p.op_index;
+      continue;
+    }
+    ParameterBinding binding;
+    binding.tensor = p.tensor;
+    binding.completed_by_op = p.op_index;
+    ParameterSlice& slice = binding.slice;
+    slice.weights = constants_.floats(p.tensor);
+    slice.element_count = sg.tensors[t].element_count();
+    slice.row_elements = p.rows > 0 ? slice.element_count / p.rows : slice.element_count;
+    slice.first_row = p.row_begin;
+    slice.row_count = p.row_end - p.row_begin;
+    binding.gradient_sum = data(gradient[t]);
+    slice.gradient = binding.gradient_sum;
+    slice.adam_m = data(moment_m[t]);
+    slice.adam_v = data(moment_v[t]);
+    binding.later_gradient = data(later[t]);
+    binding_of_tensor_[t] = static_cast<int32_t>(bindings_.size());
+    bindings_.push_back(binding);
+  }
+  for (uint32_t id = 0; id < bindings_.size(); ++id) {
+    completed_by_op_[bindings_[id].completed_by_op].push_back(id);
+  }
+  last_sample_tick_[0] = last_sample_tick_[1] = 0;
+  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
+    const Tick& tick = timeline_.ticks[t];
+    if (tick.kind != TickKind::kOptimizerStep && tick.sample < 2)
+      last_sample_tick_[tick.sample] = t;
+  }
   return Status::Ok();
 }
 
@@ -152,17 +220,31 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
     event.duration_ns = MonotonicNowNs() - start;
     observer_->OnBackwardStep(event);
   }
-  if (!Wants(kEventGradientStats)) return Status::Ok();
-  for (const ParameterGradient& p : parameters_) {
-    if (p.op_index != k || views_.gradients[p.tensor] == nullptr) continue;
-    GradientStatsEvent stats =
-        ComputeGradientStats(views_.gradients[p.tensor], p.trained_bytes() / sizeof(float));
-    stats.optimizer_step = optimizer_step_;
-    stats.op_index = k;
-    stats.tensor = p.tensor;
-    observer_->OnGradientStats(stats);
-  }
+  CompleteGradients(k, tick.sample);
   return Status::Ok();
+}
+
+// After backward step `op_index` of a pass in `slot`: the parameter gradients it completed join
+// the batch sum held in sample 0's buffers (as onert-micro's optimizers accumulate them), and in
+// the batch's last sample their statistics go to the observer, once per optimizer step.
+void Trainer::CompleteGradients(uint32_t op_index, uint32_t slot) {
+  const bool last_sample = batch_index_ + 1 == options_.batch_size;
+  const bool stats = last_sample && Wants(kEventGradientStats);
+  for (uint32_t id : completed_by_op_[op_index]) {
+    const ParameterBinding& binding = bindings_[id];
+    const size_t count = TrainedElementCount(binding.slice);
+    if (slot == 1 && binding.later_gradient != nullptr) {
+      float* into = binding.gradient_sum;
+      const float* from = binding.later_gradient;
+      for (size_t e = 0; e < count; ++e) into[e] += from[e];
+    }
+    if (!stats) continue;
+    GradientStatsEvent event = ComputeGradientStats(binding.gradient_sum, count);
+    event.optimizer_step = optimizer_step_;
+    event.op_index = op_index;
+    event.tensor = binding.tensor;
+    observer_->OnGradientStats(event);
+  }
 }
 
 Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float* loss) {
@@ -204,33 +286,14 @@ Status Trainer::RunTick(uint32_t t, const DataSet& data, uint32_t sample, float*
   return Status::Ok();
 }
 
-// A later sample's weight gradients join the batch sum held in sample 0's buffers, as
-// onert-micro's optimizers accumulate them.
-void Trainer::AddLaterSampleGradients() {
-  for (const ParameterGradient& p : parameters_) {
-    const int32_t mine = timeline_.Find(BufferStorage::kBackward, p.tensor, 1);
-    const int32_t sum = timeline_.Find(BufferStorage::kBackward, p.tensor, 0);
-    if (mine < 0 || sum < 0) continue;
-    const float* from = AsFloats(arena_.data(static_cast<uint32_t>(mine)));
-    float* into = AsFloats(arena_.data(static_cast<uint32_t>(sum)));
-    for (size_t e = 0; e < p.trained_bytes() / sizeof(float); ++e) into[e] += from[e];
-  }
-}
-
 Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss) {
   if (Wants(kEventSample)) observer_->OnSample({epoch_, optimizer_step_, batch_index_, true});
   TrainingObserver* memory_observer = Wants(kEventMemory) ? observer_ : nullptr;
-  int64_t last = -1;
-  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
+  const uint32_t first = slot == 0 ? 0 : last_sample_tick_[0] + 1;
+  for (uint32_t t = first; t <= last_sample_tick_[slot]; ++t) {
     const Tick& tick = timeline_.ticks[t];
-    if (tick.sample == slot && tick.kind != TickKind::kOptimizerStep) last = t;
-  }
-  for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
-    const Tick& tick = timeline_.ticks[t];
-    if (tick.sample != slot || tick.kind == TickKind::kOptimizerStep) continue;
     arena_.Bind(t, true, &views_, memory_observer);
     TS_RETURN_IF_ERROR(RunTick(t, data, sample, loss));
-    if (t == last && slot == 1) AddLaterSampleGradients();
     if (Wants(kEventMemorySummary)) {
       observer_->OnMemorySummary(
           {t, tick.phase(), tick.step, heap_live_[t], memory_.heap_peak_bytes});
@@ -241,40 +304,19 @@ Status Trainer::RunSample(const DataSet& data, uint32_t sample, uint32_t slot, f
   return Status::Ok();
 }
 
-// Adam's m and v are the first and second optimizer buffers of a tensor.
-int32_t Trainer::OptimizerState(int32_t tensor, int which) const {
-  int seen = 0;
-  for (uint32_t b = 0; b < timeline_.buffers.size(); ++b) {
-    const TimelineBuffer& buffer = timeline_.buffers[b];
-    if (buffer.storage != BufferStorage::kOptimizer || buffer.tensor != tensor) continue;
-    if (seen++ == which) return static_cast<int32_t>(b);
-  }
-  return -1;
-}
-
 Status Trainer::RunOptimizer() {
   const Subgraph& sg = *subgraph_;
   const uint32_t t = static_cast<uint32_t>(timeline_.ticks.size() - 1);
   TrainingObserver* memory_observer = Wants(kEventMemory) ? observer_ : nullptr;
   arena_.Bind(t, true, &views_, memory_observer);
-  for (const ParameterGradient& p : parameters_) {
-    const int32_t gradient = timeline_.Find(BufferStorage::kBackward, p.tensor, 0);
-    if (gradient < 0) continue;
-    ParameterSlice slice;
-    slice.weights = constants_.floats(p.tensor);
-    slice.element_count = sg.tensors[p.tensor].element_count();
-    slice.row_elements = p.rows > 0 ? slice.element_count / p.rows : slice.element_count;
-    slice.first_row = p.row_begin;
-    slice.row_count = p.row_end - p.row_begin;
-    slice.gradient = AsFloats(arena_.data(static_cast<uint32_t>(gradient)));
-    slice.adam_m = adam_m(p.tensor);
-    slice.adam_v = adam_v(p.tensor);
+  const bool ratios = Wants(kEventUpdateRatio);
+  for (const ParameterBinding& binding : bindings_) {
     UpdateNorms norms;
-    const bool ratios = Wants(kEventUpdateRatio);
-    Status status = ApplyOptimizer(options_, optimizer_step_, slice, ratios ? &norms : nullptr);
-    if (!status.ok()) return status.Prepend(TensorLabel(sg, p.tensor));
+    Status status =
+        ApplyOptimizer(options_, optimizer_step_, binding.slice, ratios ? &norms : nullptr);
+    if (!status.ok()) return status.Prepend(TensorLabel(sg, binding.tensor));
     if (ratios) {
-      observer_->OnUpdateRatio(MakeUpdateRatioEvent(optimizer_step_, p.tensor, norms));
+      observer_->OnUpdateRatio(MakeUpdateRatioEvent(optimizer_step_, binding.tensor, norms));
     }
   }
   if (Wants(kEventMemorySummary)) {
@@ -362,13 +404,15 @@ Status Trainer::Evaluate(const DataSet& data, MetricKind metric, float* value) {
 }
 
 float* Trainer::adam_m(int32_t tensor) {
-  const int32_t id = OptimizerState(tensor, 0);
-  return id < 0 ? nullptr : AsFloats(arena_.data(static_cast<uint32_t>(id)));
+  if (tensor < 0 || static_cast<size_t>(tensor) >= binding_of_tensor_.size()) return nullptr;
+  const int32_t id = binding_of_tensor_[static_cast<size_t>(tensor)];
+  return id < 0 ? nullptr : bindings_[static_cast<size_t>(id)].slice.adam_m;
 }
 
 float* Trainer::adam_v(int32_t tensor) {
-  const int32_t id = OptimizerState(tensor, 1);
-  return id < 0 ? nullptr : AsFloats(arena_.data(static_cast<uint32_t>(id)));
+  if (tensor < 0 || static_cast<size_t>(tensor) >= binding_of_tensor_.size()) return nullptr;
+  const int32_t id = binding_of_tensor_[static_cast<size_t>(tensor)];
+  return id < 0 ? nullptr : bindings_[static_cast<size_t>(id)].slice.adam_v;
 }
 
 Status Trainer::WriteWeightsToModel() {

@@ -16,7 +16,9 @@
 //
 // Observation: with an observer attached the trainer emits the events of engine/core/events.h
 // (and computes gradient statistics and update norms for them); without one, or for events the
-// observer leaves out of wanted_events(), it skips that work entirely. A gate,
+// observer leaves out of wanted_events(), it skips that work entirely. Gradient statistics
+// describe the batch's summed gradient, the one the optimizer applies: once per parameter and
+// optimizer step, in the backward step of the batch's last sample that completes it. A gate,
 // when set, is called before every backward step: the debugger blocks there to pause or
 // single-step between backward ops.
 //
@@ -40,6 +42,7 @@
 #include "engine/memory/memory_timeline.h"
 #include "engine/model/model.h"
 #include "engine/plan/trainability.h"
+#include "engine/train/optimizers.h"
 
 namespace trainscope {
 
@@ -140,9 +143,19 @@ class Trainer {
   Status RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss);
   Status RunTick(uint32_t tick, const DataSet& data, uint32_t sample, float* loss);
   Status RunBackwardStep(const Tick& tick);
-  void AddLaterSampleGradients();
+  void CompleteGradients(uint32_t op_index, uint32_t slot);
   Status RunOptimizer();
-  int32_t OptimizerState(int32_t tensor, int which) const;
+  Status BindParameters();
+
+  // One trained tensor's buffers, resolved once by Init(): the arena and the constant storage
+  // never move, so the steps only follow pointers.
+  struct ParameterBinding {
+    int32_t tensor = -1;
+    uint32_t completed_by_op = 0;     // the backward step after which its gradient is whole
+    ParameterSlice slice;             // weights, trained rows, the batch sum, Adam's m and v
+    float* gradient_sum = nullptr;    // slice.gradient, writable: sample 0's buffer
+    float* later_gradient = nullptr;  // a later sample's own gradient (batch >= 2), or null
+  };
 
   Model* model_ = nullptr;
   const Subgraph* subgraph_ = nullptr;
@@ -155,7 +168,11 @@ class Trainer {
   Interpreter interpreter_;  // Evaluate and Predict, on the weights as trained so far
   KernelViews views_;
   MemorySummary memory_;
-  std::vector<uint64_t> heap_live_;  // onert-style live bytes per tick
+  std::vector<uint64_t> heap_live_;                     // onert-style live bytes per tick
+  std::vector<ParameterBinding> bindings_;              // one per trained tensor
+  std::vector<int32_t> binding_of_tensor_;              // by tensor index, -1 for none
+  std::vector<std::vector<uint32_t>> completed_by_op_;  // by op index: bindings it completes
+  uint32_t last_sample_tick_[2] = {};  // the last tick of each modelled sample's pass
 
   // Whether `event` (a kEvent* bit) goes to an attached observer.
   bool Wants(uint32_t event) const { return (wanted_ & event) != 0; }

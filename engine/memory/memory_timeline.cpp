@@ -52,14 +52,15 @@ class StepSimulator {
     }
   }
 
-  void AllocateGradients(const std::vector<int32_t>& tensors, const BackwardSelection& selection,
-                         uint32_t sample) {
+  // `gradient_bytes`: GradientBufferBytesByTensor().
+  void AllocateGradients(const std::vector<int32_t>& tensors,
+                         const std::vector<size_t>& gradient_bytes, uint32_t sample) {
     for (int32_t tensor : tensors) {
       const bool constant = subgraph_.tensors[static_cast<size_t>(tensor)].constant;
       Allocate(&backward_, BufferStorage::kBackward, tensor,
                constant ? MemoryCategory::kWeightGradient : MemoryCategory::kActivationGradient,
                sample,
-               constant ? GradientBufferBytes(subgraph_, selection, tensor) : TensorBytes(tensor));
+               constant ? gradient_bytes[static_cast<size_t>(tensor)] : TensorBytes(tensor));
     }
   }
 
@@ -285,6 +286,7 @@ Status BuildTrainingTimeline(const Subgraph& subgraph, const BackwardSelection& 
   }
   result.modelled_samples = options.batch_size >= 2 ? 2 : 1;
   StepSimulator sim(subgraph, options, &result);
+  const std::vector<size_t> gradient_bytes = GradientBufferBytesByTensor(subgraph, selection);
   for (uint32_t sample = 0; sample < result.modelled_samples; ++sample) {
     for (uint32_t k = 0; k < n; ++k) {
       sim.BeginTick(TickKind::kForwardOp, sample, k, static_cast<int32_t>(k));
@@ -297,7 +299,7 @@ Status BuildTrainingTimeline(const Subgraph& subgraph, const BackwardSelection& 
     for (uint32_t i = 0; i < backward.alloc.size(); ++i) {
       const uint32_t k = n - 1 - i;
       sim.BeginTick(TickKind::kBackwardStep, sample, i, static_cast<int32_t>(k));
-      sim.AllocateGradients(backward.alloc[i], selection, sample);
+      sim.AllocateGradients(backward.alloc[i], gradient_bytes, sample);
       if (options.backward_temporary_bytes != nullptr) {
         sim.AddTemporary(k, options.backward_temporary_bytes(subgraph, k, selection.ops[k]),
                          sample);

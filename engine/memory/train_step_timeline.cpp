@@ -21,20 +21,40 @@ std::string TensorLabel(const Subgraph& subgraph, int32_t tensor) {
          subgraph.tensors[static_cast<size_t>(tensor)].name + "'";
 }
 
-int32_t FindTick(const MemoryTimeline& timeline, TickKind kind, uint32_t sample, int32_t op) {
-  for (size_t t = 0; t < timeline.ticks.size(); ++t) {
-    const Tick& tick = timeline.ticks[t];
-    if (tick.kind == kind && tick.sample == sample && tick.op_index == op) {
-      return static_cast<int32_t>(t);
+// Where the timeline's ticks and forward buffers are, looked up once instead of searched for
+// every operator: the first backward tick of each operator and the first forward buffer of each
+// tensor, per modelled sample (what Find() would return).
+struct TimelineIndex {
+  std::vector<int32_t> backward_tick[2];
+  std::vector<int32_t> forward_buffer[2];
+
+  TimelineIndex(const Subgraph& sg, const MemoryTimeline& timeline) {
+    for (int sample = 0; sample < 2; ++sample) {
+      backward_tick[sample].assign(sg.operators.size(), -1);
+      forward_buffer[sample].assign(sg.tensors.size(), -1);
+    }
+    for (size_t t = 0; t < timeline.ticks.size(); ++t) {
+      const Tick& tick = timeline.ticks[t];
+      if (tick.kind != TickKind::kBackwardStep || tick.sample >= 2 || tick.op_index < 0) continue;
+      int32_t& first = backward_tick[tick.sample][static_cast<size_t>(tick.op_index)];
+      if (first < 0) first = static_cast<int32_t>(t);
+    }
+    for (size_t b = 0; b < timeline.buffers.size(); ++b) {
+      const TimelineBuffer& buffer = timeline.buffers[b];
+      if (buffer.storage != BufferStorage::kForward || buffer.sample >= 2 || buffer.tensor < 0) {
+        continue;
+      }
+      int32_t& first = forward_buffer[buffer.sample][static_cast<size_t>(buffer.tensor)];
+      if (first < 0) first = static_cast<int32_t>(b);
     }
   }
-  return -1;
-}
+};
 
 // onert-micro keeps exactly what its own kernels read for backward; TrainScope's kernels cover
 // more ops (and fused activations), so a value they read is kept until its backward step.
 Status KeepValuesBackwardReads(const Subgraph& sg, const BackwardSelection& selection,
                                MemoryTimeline* timeline) {
+  const TimelineIndex index(sg, *timeline);
   for (uint32_t k = selection.first_op; k < sg.operators.size(); ++k) {
     const Operator& op = sg.operators[k];
     const BackwardNeeds needs = BackwardNeedsOf(op);
@@ -46,12 +66,11 @@ Status KeepValuesBackwardReads(const Subgraph& sg, const BackwardSelection& sele
       }
     }
     if (needs.output && !op.outputs.empty()) read.push_back(op.outputs[0]);
-    for (uint32_t sample = 0; sample < timeline->modelled_samples; ++sample) {
-      const int32_t tick =
-          FindTick(*timeline, TickKind::kBackwardStep, sample, static_cast<int32_t>(k));
+    for (uint32_t sample = 0; sample < timeline->modelled_samples && sample < 2; ++sample) {
+      const int32_t tick = index.backward_tick[sample][k];
       if (tick < 0) continue;
       for (int32_t tensor : read) {
-        const int32_t id = timeline->Find(BufferStorage::kForward, tensor, sample);
+        const int32_t id = index.forward_buffer[sample][static_cast<size_t>(tensor)];
         if (id < 0) {
           return Status::Error(
               StatusCode::kUnsupported, "operator %u (%s): backward needs %s, which no plan keeps",
@@ -77,10 +96,16 @@ Status KeepValuesBackwardReads(const Subgraph& sg, const BackwardSelection& sele
 // an odd d0 has one row more, and TrainScope computes all of its rows.
 void WidenCompactGradients(const Subgraph& sg, const BackwardSelection& selection,
                            MemoryTimeline* timeline) {
+  std::vector<std::vector<uint32_t>> buffers_of_tensor(sg.tensors.size());
+  for (uint32_t b = 0; b < timeline->buffers.size(); ++b) {
+    const int32_t tensor = timeline->buffers[b].tensor;
+    if (tensor >= 0) buffers_of_tensor[static_cast<size_t>(tensor)].push_back(b);
+  }
   for (const ParameterGradient& p : ListParameterGradients(sg, selection)) {
     const uint64_t needed = p.trained_bytes();
-    for (TimelineBuffer& buffer : timeline->buffers) {
-      if (buffer.tensor != p.tensor || buffer.bytes >= needed) continue;
+    for (uint32_t b : buffers_of_tensor[static_cast<size_t>(p.tensor)]) {
+      TimelineBuffer& buffer = timeline->buffers[b];
+      if (buffer.bytes >= needed) continue;
       if (buffer.storage != BufferStorage::kBackward &&
           buffer.storage != BufferStorage::kOptimizer) {
         continue;

@@ -147,17 +147,27 @@ std::vector<ParameterGradient> ListParameterGradients(const Subgraph& subgraph,
 size_t GradientBufferBytes(const Subgraph& subgraph, const BackwardSelection& selection,
                            int32_t tensor) {
   if (tensor < 0 || static_cast<size_t>(tensor) >= subgraph.tensors.size()) return 0;
-  const Tensor& t = subgraph.tensors[static_cast<size_t>(tensor)];
+  return GradientBufferBytesByTensor(subgraph, selection)[static_cast<size_t>(tensor)];
+}
+
+std::vector<size_t> GradientBufferBytesByTensor(const Subgraph& subgraph,
+                                                const BackwardSelection& selection) {
+  std::vector<size_t> bytes(subgraph.tensors.size());
+  std::vector<bool> halved(subgraph.tensors.size(), false);
+  for (size_t t = 0; t < bytes.size(); ++t) bytes[t] = subgraph.tensors[t].bytes;
   const size_t n = std::min(subgraph.operators.size(), selection.ops.size());
   for (size_t k = 0; k < n; ++k) {
     const Operator& op = subgraph.operators[k];
-    if (op.inputs.size() <= kWeightsSlot || op.inputs[kWeightsSlot] != tensor) continue;
-    if (!HalvesWeights(op, selection.ops[k], selection.uses_op_ranks)) continue;
-    const uint32_t rows = LeadingRows(t);
-    if (rows == 0) return 0;
-    return (t.bytes / rows) * (rows / 2);
+    if (op.inputs.size() <= kWeightsSlot) continue;
+    const int32_t tensor = op.inputs[kWeightsSlot];
+    if (tensor < 0 || static_cast<size_t>(tensor) >= bytes.size()) continue;
+    const size_t t = static_cast<size_t>(tensor);
+    if (halved[t] || !HalvesWeights(op, selection.ops[k], selection.uses_op_ranks)) continue;
+    halved[t] = true;
+    const uint32_t rows = LeadingRows(subgraph.tensors[t]);
+    bytes[t] = rows == 0 ? 0 : (subgraph.tensors[t].bytes / rows) * (rows / 2);
   }
-  return t.bytes;
+  return bytes;
 }
 
 }  // namespace trainscope

@@ -102,5 +102,8 @@ std::vector<ParameterGradient> ListParameterGradients(const Subgraph& subgraph,
 // OMDynamicShapesHandler stores for input 1 of FULLY_CONNECTED / CONV_2D). 0 for a bad index.
 size_t GradientBufferBytes(const Subgraph& subgraph, const BackwardSelection& selection,
                            int32_t tensor);
+// The same for every tensor at once, indexed by tensor, in one pass over the operators.
+std::vector<size_t> GradientBufferBytesByTensor(const Subgraph& subgraph,
+                                                const BackwardSelection& selection);
 
 }  // namespace trainscope

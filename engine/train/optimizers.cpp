@@ -4,10 +4,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/train/host_simd.h"
 #include "engine/train/square_sums.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(TRAINSCOPE_AVX2_PATH)
+#include <immintrin.h>
 #endif
 
 namespace trainscope {
@@ -34,11 +38,13 @@ Status CheckSlice(const ParameterSlice& p, bool needs_adam_state) {
   return Status::Ok();
 }
 
-// The two updates in float, as onert-micro computes them, each as one value (Scalar) and, with
-// SSE2, four at a time (Quad) with the very same operations in the same order, so both give the
-// same bits. Float is enough: every step is a product or a sum of values of one scale (onert-
-// micro's own updates are float), and a Cortex-M4F has no double unit. Written out by hand so
-// that the two visibly match.
+// The two updates in float, as onert-micro computes them, each as one value (Scalar), with SSE2
+// four at a time (Quad) and, on hosts with AVX2, eight at a time (Oct), with the very same
+// operations in the same order, so every path gives the same bits: IEEE division and square root
+// are correctly rounded at any width, and no multiply-add is fused (that would round once where
+// the formula rounds twice). Float is enough: every step is a product or a sum of values of one
+// scale (onert-micro's own updates are float), and a Cortex-M4F has no double unit. Written out by
+// hand so that the paths visibly match.
 struct SgdUpdate {
   float scale;  // learning rate / batch size
   const float* gradient;
@@ -47,6 +53,11 @@ struct SgdUpdate {
 #if defined(__SSE2__)
   __m128 Quad(size_t i, __m128 w) const {
     return _mm_sub_ps(w, _mm_mul_ps(_mm_set1_ps(scale), _mm_loadu_ps(gradient + i)));
+  }
+#endif
+#if defined(TRAINSCOPE_AVX2_PATH)
+  __attribute__((target("avx2"))) __m256 Oct(size_t i, __m256 w) const {
+    return _mm256_sub_ps(w, _mm256_mul_ps(_mm256_set1_ps(scale), _mm256_loadu_ps(gradient + i)));
   }
 #endif
 };
@@ -83,7 +94,37 @@ struct AdamUpdate {
     return _mm_sub_ps(w, step);
   }
 #endif
+#if defined(TRAINSCOPE_AVX2_PATH)
+  __attribute__((target("avx2"))) __m256 Oct(size_t i, __m256 w) const {
+    const __m256 g = _mm256_loadu_ps(gradient + i);
+    const __m256 m =
+        _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta1), _mm256_loadu_ps(adam_m + i)),
+                      _mm256_mul_ps(_mm256_set1_ps(1.0f - beta1), g));
+    const __m256 v =
+        _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta2), _mm256_loadu_ps(adam_v + i)),
+                      _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(1.0f - beta2), g), g));
+    _mm256_storeu_ps(adam_m + i, m);
+    _mm256_storeu_ps(adam_v + i, v);
+    const __m256 m_hat = _mm256_div_ps(m, _mm256_set1_ps(correction1));
+    const __m256 v_hat = _mm256_div_ps(v, _mm256_set1_ps(correction2));
+    const __m256 step =
+        _mm256_div_ps(_mm256_mul_ps(_mm256_set1_ps(learning_rate), m_hat),
+                      _mm256_sqrt_ps(_mm256_add_ps(v_hat, _mm256_set1_ps(epsilon))));
+    return _mm256_sub_ps(w, step);
+  }
+#endif
 };
+
+#if defined(TRAINSCOPE_AVX2_PATH)
+// Whole runs of eight of UpdateRange on an AVX2 host; returns where they end.
+template <typename Update>
+__attribute__((target("avx2"))) size_t UpdateOctsAvx2(const Update& update, float* w, size_t begin,
+                                                      size_t end) {
+  size_t i = begin;
+  for (; i + 8 <= end; i += 8) _mm256_storeu_ps(w + i, update.Oct(i, _mm256_loadu_ps(w + i)));
+  return i;
+}
+#endif
 
 // Applies `update` to elements [begin, end) of the trained slice `w`.
 template <typename Update>
@@ -91,6 +132,9 @@ void UpdateRange(const Update& shared_update, float* w, size_t begin, size_t end
   // A copy the stores cannot reach, so its settings stay in registers.
   const Update update = shared_update;
   size_t i = begin;
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (HostHasAvx2()) i = UpdateOctsAvx2(update, w, i, end);
+#endif
 #if defined(__SSE2__)
   for (; i + 4 <= end; i += 4) _mm_storeu_ps(w + i, update.Quad(i, _mm_loadu_ps(w + i)));
 #endif
@@ -105,13 +149,40 @@ struct NormLanes {
   float update[kNormLanes] = {};  // (before - after)²
 };
 
+#if defined(TRAINSCOPE_AVX2_PATH)
+// UpdateRunsWithNorms on an AVX2 host: a run of eight is one register, lane for lane the SSE2
+// path's pair of registers, so the lanes hold the same sums.
+template <typename Update>
+__attribute__((target("avx2"))) size_t UpdateRunsWithNormsAvx2(const Update& update, float* w,
+                                                               size_t begin, size_t end,
+                                                               float* before, NormLanes* lanes) {
+  size_t i = begin;
+  __m256 weight = _mm256_setzero_ps(), applied_squares = weight;
+  for (; i + kNormLanes <= end; i += kNormLanes) {
+    const __m256 was = _mm256_loadu_ps(w + i);
+    _mm256_storeu_ps(before + (i - begin), was);
+    const __m256 after = update.Oct(i, was);
+    _mm256_storeu_ps(w + i, after);
+    weight = _mm256_add_ps(weight, _mm256_mul_ps(was, was));
+    const __m256 applied = _mm256_sub_ps(was, after);
+    applied_squares = _mm256_add_ps(applied_squares, _mm256_mul_ps(applied, applied));
+  }
+  _mm256_storeu_ps(lanes->weight, weight);
+  _mm256_storeu_ps(lanes->update, applied_squares);
+  return i;
+}
+#endif
+
 // UpdateRange over whole runs of eight that also copies the values as they were to `before`
 // (indexed from `begin`) and sums the norms' squares into `lanes`, where the additions, in float
-// and four at a time, cost little beside the update; returns where the runs end.
+// and several at a time, cost little beside the update; returns where the runs end.
 template <typename Update>
 size_t UpdateRunsWithNorms(const Update& shared_update, float* w, size_t begin, size_t end,
                            float* before, NormLanes* lanes) {
   const Update update = shared_update;
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (HostHasAvx2()) return UpdateRunsWithNormsAvx2(update, w, begin, end, before, lanes);
+#endif
   size_t i = begin;
 #if defined(__SSE2__)
   __m128 weight_low = _mm_setzero_ps(), weight_high = weight_low;
@@ -173,14 +244,17 @@ void UpdateSlice(const ParameterSlice& p, UpdateNorms* norms, const Update& upda
         UpdateRunsWithNorms(update, w, begin, begin + chunk, before, &lanes) - begin;
     std::memcpy(before + runs, w + begin + runs, (chunk - runs) * sizeof(float));
     UpdateRange(update, w, begin + runs, begin + chunk);
-    if (SquareLanesAreTrusted(lanes.weight, kNormLanes) &&
-        SquareLanesAreTrusted(lanes.update, kNormLanes)) {
-      for (size_t lane = 0; lane < kNormLanes; ++lane) {
-        weight_squared += static_cast<double>(lanes.weight[lane]);
-        update_squared += static_cast<double>(lanes.update[lane]);
-      }
+    const bool weights_trusted = SquareLanesAreTrusted(lanes.weight, kNormLanes);
+    if (weights_trusted) {
+      for (float lane : lanes.weight) weight_squared += static_cast<double>(lane);
     } else {
       weight_squared += SumOfSquaresInDouble(before, runs);
+    }
+    if (SquareLanesAreTrusted(lanes.update, kNormLanes)) {
+      for (float lane : lanes.update) update_squared += static_cast<double>(lane);
+    } else if (!(weights_trusted && std::memcmp(before, w + begin, runs * sizeof(float)) == 0)) {
+      // A chunk the update left as it was (a ReLU row that was off, say) has all-zero lanes,
+      // which the lanes cannot tell from underflow; the same bits of finite weights say it.
       update_squared += SumOfSquaredDifferencesInDouble(before, w + begin, runs);
     }
     weight_squared += SumOfSquaresInDouble(before + runs, chunk - runs);

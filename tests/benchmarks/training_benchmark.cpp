@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Training throughput (samples per second) with events off and on: simple_mnist from the
-// fixtures and a 784-128-10 MLP generated here. "Events on" attaches an observer that receives
-// every event the trainer emits (memory, backward steps, gradient statistics, update ratios,
-// losses) and does as little as possible with them, so the numbers show the engine's own cost.
+// fixtures, a 784-128-10 MLP and a 300-operator FULLY_CONNECTED + RELU chain generated here.
+// "Events on" attaches an observer that receives every event the trainer emits (memory, backward
+// steps, gradient statistics, update ratios, losses) and does as little as possible with them, so
+// the numbers show the engine's own cost.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "engine/model/model_builder.h"
 #include "engine/train/gradient_stats.h"
 #include "engine/train/optimizers.h"
+#include "tests/common/chain_model.h"
 
 namespace trainscope {
 namespace {
@@ -74,16 +76,28 @@ enum EventChoice : int64_t {
   kAllButUpdateRatios = 3
 };
 
-// Adam, sparse cross-entropy, batch 1, every layer trained; false (the benchmark skipped) when
-// the model cannot train.
-bool InitTrainer(benchmark::State& state, Model* model, Trainer* trainer) {
+// The benchmark arguments "optimizer" and "batch" of the event-overhead cases.
+enum OptimizerChoice : int64_t { kSgd = 0, kAdam = 1 };
+
+// Sparse cross-entropy (or MSE for a model without a class output), every layer trained; false
+// (the benchmark skipped) when the model cannot train.
+bool InitTrainer(benchmark::State& state, Model* model, Trainer* trainer,
+                 OptimizerKind optimizer = OptimizerKind::kAdam, uint32_t batch = 1,
+                 LossKind loss = LossKind::kSparseCrossEntropy) {
   TrainingOptions options;
-  options.optimizer = OptimizerKind::kAdam;
-  options.loss = LossKind::kSparseCrossEntropy;
+  options.optimizer = optimizer;
+  options.loss = loss;
   options.beta2 = 0.999f;
+  options.batch_size = batch;
   const Status status = trainer->Init(model, options, TrainabilityConfig());
   if (!status.ok()) state.SkipWithError(status.message());
   return status.ok();
+}
+
+// The first sample of the batch after the one at `sample`, wrapping to 0 before the data ends.
+uint32_t NextBatch(uint32_t sample, uint32_t batch, const DataSet& data) {
+  sample += batch;
+  return sample + batch > data.sample_count ? 0 : sample;
 }
 
 void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
@@ -114,10 +128,15 @@ void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
 // The cost of every event as one number that holds still on a busy or throttled machine: steps
 // alternate between no observer and an observer of every event, one trainer, so each pair runs
 // under the same conditions, and the median of the pairs' ratios is reported (overhead_pct).
-// Every other pair starts with the observed step, so both kinds see every sample.
-void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& data) {
+// Every other pair starts with the observed step, so both kinds see every sample. Arguments:
+// optimizer (0 SGD, 1 Adam) and batch size.
+void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& data,
+                          LossKind loss = LossKind::kSparseCrossEntropy) {
   Trainer trainer;
-  if (!InitTrainer(state, model, &trainer)) return;
+  const uint32_t batch = static_cast<uint32_t>(state.range(1));
+  const OptimizerKind optimizer =
+      state.range(0) == kSgd ? OptimizerKind::kSgd : OptimizerKind::kAdam;
+  if (!InitTrainer(state, model, &trainer, optimizer, batch, loss)) return;
   Status status;
   CountingObserver observer;
   std::vector<double> ratios;
@@ -136,7 +155,7 @@ void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& 
         state.SkipWithError(status.message());
         return;
       }
-      sample = (sample + 1) % data.sample_count;
+      sample = NextBatch(sample, batch, data);
     }
     off_seconds += seconds[0];
     on_seconds += seconds[1];
@@ -179,7 +198,10 @@ void BM_EventOverheadMlp784(benchmark::State& state) {
   }
   MeasureEventOverhead(state, &model, data);
 }
-BENCHMARK(BM_EventOverheadMlp784)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EventOverheadMlp784)
+    ->ArgsProduct({{kSgd, kAdam}, {1, 16}})
+    ->ArgNames({"optimizer", "batch"})
+    ->Unit(benchmark::kMicrosecond);
 
 // simple_mnist and its training data from the fixtures; false (and the benchmark skipped) when
 // they are missing.
@@ -216,7 +238,39 @@ void BM_EventOverheadSimpleMnist(benchmark::State& state) {
   DataSet data;
   if (LoadSimpleMnist(state, &model, &data)) MeasureEventOverhead(state, &model, data);
 }
-BENCHMARK(BM_EventOverheadSimpleMnist)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_EventOverheadSimpleMnist)
+    ->ArgsProduct({{kSgd, kAdam}, {1, 16}})
+    ->ArgNames({"optimizer", "batch"})
+    ->Unit(benchmark::kMicrosecond);
+
+// The app's large-model case (tests/common/chain_model.h): 150 blocks of FULLY_CONNECTED 32->32 +
+// RELU, 300 operators and 300 parameter tensors, trained towards zero with MSE; the step is small
+// and the parameters many, so the per-parameter work of the optimizer and the events shows.
+bool BuildChain300(Model* model, DataSet* data) {
+  std::vector<uint8_t> bytes;
+  if (!testing::FcReluChainBytes(150, &bytes).ok() ||
+      !Model::FromBytes(std::move(bytes), model).ok()) {
+    return false;
+  }
+  data->sample_count = 32;
+  data->inputs = {Random(32 * 32, 1.0f, 7)};
+  data->targets.assign(32 * 32, 0.0f);
+  return true;
+}
+
+void BM_EventOverheadChain300(benchmark::State& state) {
+  Model model;
+  DataSet data;
+  if (!BuildChain300(&model, &data)) {
+    state.SkipWithError("could not build the chain");
+    return;
+  }
+  MeasureEventOverhead(state, &model, data, LossKind::kMse);
+}
+BENCHMARK(BM_EventOverheadChain300)
+    ->ArgsProduct({{kSgd, kAdam}, {1, 16}})
+    ->ArgNames({"optimizer", "batch"})
+    ->Unit(benchmark::kMicrosecond);
 
 // The per-element cost of the statistics the debugger shows for every weight gradient.
 void BM_GradientStats(benchmark::State& state) {
@@ -243,6 +297,20 @@ void BM_AdamUpdate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(count));
 }
 BENCHMARK(BM_AdamUpdate)->Arg(0)->Arg(1)->ArgName("norms")->Unit(benchmark::kMicrosecond);
+
+// The same for SGD.
+void BM_SgdUpdate(benchmark::State& state) {
+  const size_t count = 100352;
+  std::vector<float> weights = Random(count, 0.05f, 5), gradient = Random(count, 1e-3f, 6);
+  const ParameterSlice slice{weights.data(), count, count, 0, 1, gradient.data(), nullptr, nullptr};
+  UpdateNorms norms;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        ApplySgd(SgdSettings{1e-3f}, 1, slice, state.range(0) != 0 ? &norms : nullptr));
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(count));
+}
+BENCHMARK(BM_SgdUpdate)->Arg(0)->Arg(1)->ArgName("norms")->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace trainscope

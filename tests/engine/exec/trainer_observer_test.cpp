@@ -5,7 +5,9 @@
 // wanted_events() are not produced.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include "engine/core/clock.h"
@@ -111,6 +113,61 @@ TEST(TrainerObserver, OnlyTheWantedEventsAreProduced) {
   EXPECT_EQ(some.samples, 0);
   EXPECT_EQ(some.optimizer_steps, 0);
   EXPECT_EQ(all.optimizer_steps, 3);  // 6 samples, batch 2
+}
+
+class GradientStatsRecorder : public TrainingObserver {
+ public:
+  uint32_t wanted_events() const override { return kEventGradientStats | kEventOptimizerStep; }
+  void OnGradientStats(const GradientStatsEvent& event) override { events.push_back(event); }
+  void OnOptimizerStep(const OptimizerStepEvent&) override {
+    stats_before_step.push_back(events.size());
+  }
+  std::vector<GradientStatsEvent> events;
+  std::vector<size_t> stats_before_step;  // events received when each optimizer step ended
+};
+
+// With batch 4 the statistics describe the gradient the optimizer applies, the sum over the
+// batch: one event per parameter per optimizer step, before that step's update. SGD's update is
+// -lr * sum / batch, so the weights' change gives the sum back independently of the trainer's
+// statistics.
+TEST(TrainerObserver, GradientStatsDescribeTheBatchSumOncePerOptimizerStep) {
+  Model model = testing::ConvNet();
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kSgd;
+  options.loss = LossKind::kSparseCrossEntropy;
+  options.learning_rate = 0.5f;
+  options.batch_size = 4;
+  Trainer trainer;
+  ASSERT_TRUE(trainer.Init(&model, options, TrainabilityConfig()).ok());
+  GradientStatsRecorder recorder;
+  trainer.set_observer(&recorder);
+  const Subgraph& sg = model.graph().main();
+  std::map<int32_t, std::vector<float>> before;
+  for (const ParameterGradient& p : trainer.parameters()) {
+    const float* values = trainer.parameter_data(p.tensor);
+    before[p.tensor].assign(values, values + sg.tensors[p.tensor].element_count());
+  }
+  const DataSet data = testing::ConvNetData(8);
+  ASSERT_TRUE(trainer.TrainStep(data, 0).ok());
+  ASSERT_EQ(recorder.events.size(), trainer.parameters().size());
+  ASSERT_EQ(recorder.stats_before_step, std::vector<size_t>{recorder.events.size()});
+  for (const GradientStatsEvent& event : recorder.events) {
+    SCOPED_TRACE("tensor " + std::to_string(event.tensor));
+    EXPECT_EQ(event.optimizer_step, 1u);
+    const std::vector<float>& was = before.at(event.tensor);
+    const float* now = trainer.parameter_data(event.tensor);
+    double squares = 0.0, max_abs = 0.0;
+    for (size_t i = 0; i < was.size(); ++i) {
+      const double sum =
+          (static_cast<double>(was[i]) - now[i]) * options.batch_size / options.learning_rate;
+      squares += sum * sum;
+      max_abs = std::max(max_abs, std::fabs(sum));
+    }
+    ASSERT_GT(squares, 0.0);
+    // The weights' change is rounded to the weights' float steps: a few 1e-7 of |w| per element.
+    EXPECT_NEAR(event.l2, std::sqrt(squares), 1e-3 * std::sqrt(squares) + 1e-5);
+    EXPECT_NEAR(event.max_abs, max_abs, 1e-3 * max_abs + 1e-5);
+  }
 }
 
 class DurationObserver : public TrainingObserver {

@@ -3,7 +3,9 @@
 // The optimised GreedyArenaPlanner must produce exactly the plan of the straightforward
 // algorithm it replaced: same offsets for every buffer, same arena size, same strategy name.
 // ReferencePlan below is that original algorithm, kept here as the oracle: for every buffer it
-// collects the placed buffers overlapping in time, sorts them by offset and walks the gaps.
+// collects the placed buffers overlapping in time, sorts them by offset and walks the gaps. Small
+// plans walk a list and large ones ask an OccupancyTree, so the sets span both, up to the train
+// steps of generated 200- and 500-operator chains; the tree is also held to the walk directly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,10 @@
 #include <vector>
 
 #include "engine/memory/greedy_arena_planner.h"
+#include "engine/memory/occupancy_tree.h"
+#include "engine/memory/train_step_timeline.h"
+#include "engine/model/model.h"
+#include "tests/common/chain_model.h"
 
 namespace trainscope {
 namespace {
@@ -250,8 +256,13 @@ TEST(GreedyArenaPlannerEquivalence, SmallRandomSetsPlanExactlyLikeTheReference) 
 TEST(GreedyArenaPlannerEquivalence, LargeRandomSetsPlanExactlyLikeTheReference) {
   std::mt19937 random(11);
   const Shape shapes[] = {
-      {300, 600, 40, false},  {600, 100, 60, true},  {1000, 2000, 16, false},
-      {2000, 4000, 8, false}, {2000, 4000, 8, true},
+      {300, 600, 40, false},
+      {600, 100, 60, true},
+      {1000, 2000, 16, false},
+      {2000, 4000, 8, false},
+      {2000, 4000, 8, true},
+      // Sparse ticks: the tree renumbers the few that matter.
+      {520, 200000, 5000, false},
   };
   bool searched = false;
   for (const Shape& shape : shapes) {
@@ -285,6 +296,89 @@ TEST(GreedyArenaPlannerEquivalence, IdenticalBuffersPlanExactlyLikeTheReference)
   ExpectSamePlan(staircase, "staircase");
   ExpectSamePlan({}, "empty");
   ExpectSamePlan({RefBuffer{0, 0, 0}}, "one empty buffer");
+}
+
+// The buffers of a generated chain's train step (as the Trainer plans it): tens of thousands of
+// buffers, long-lived activations and Adam state beside short gradients and scratch.
+std::vector<RefBuffer> ChainTrainStep(int blocks, OptimizerKind optimizer, uint32_t batch) {
+  std::vector<uint8_t> bytes;
+  Model model;
+  EXPECT_TRUE(testing::FcReluChainBytes(blocks, &bytes).ok());
+  EXPECT_TRUE(Model::FromBytes(std::move(bytes), &model).ok());
+  const Subgraph& sg = model.graph().main();
+  TrainStepOptions options;
+  options.optimizer = optimizer;
+  options.batch_size = batch;
+  MemoryTimeline timeline;
+  EXPECT_TRUE(
+      BuildTrainStepTimeline(sg, SelectBackwardRange(sg, TrainabilityConfig{}), options, &timeline)
+          .ok());
+  std::vector<RefBuffer> buffers;
+  for (const TimelineBuffer& b : timeline.buffers) {
+    buffers.push_back(RefBuffer{(b.bytes + 15) / 16 * 16, b.first_tick, b.last_tick});
+  }
+  return buffers;
+}
+
+TEST(GreedyArenaPlannerEquivalence, GeneratedChainTrainStepsPlanExactlyLikeTheReference) {
+  // Sizes that keep the reference (quadratic, with a sort per buffer) quick in a sanitizer build.
+  const std::vector<RefBuffer> adam = ChainTrainStep(100, OptimizerKind::kAdam, 4);
+  ASSERT_GT(adam.size(), 1500u);
+  ExpectSamePlan(adam, "200 operators, Adam, batch 4");
+  const std::vector<RefBuffer> sgd = ChainTrainStep(250, OptimizerKind::kSgd, 1);
+  ASSERT_GT(sgd.size(), 1000u);
+  ExpectSamePlan(sgd, "500 operators, SGD, batch 1");
+}
+
+// Random placements straight into the tree against the walk over the same placed buffers: many
+// gaps of every size (no packing order), both fits, lifetimes from one tick to all of them.
+TEST(OccupancyTree, FindsTheGapsOfAWalkOverTheOverlappingBuffers) {
+  std::mt19937 random(23);
+  OccupancyTree tree;
+  for (int trial = 0; trial < 40; ++trial) {
+    const uint32_t ticks = 1 + static_cast<uint32_t>(random() % 200);
+    tree.Reset(ticks);
+    std::vector<RefBuffer> placed;
+    std::vector<uint64_t> offsets;
+    for (int i = 0; i < 300; ++i) {
+      RefBuffer b;
+      b.size = 16 * (1 + random() % 12);
+      b.first_tick = static_cast<uint32_t>(random() % ticks);
+      b.last_tick = b.first_tick + static_cast<uint32_t>(random() % (ticks - b.first_tick));
+      const bool best_fit = random() % 2 == 0;
+      // The oracle: RefPlaceInOrder's walk over the placed buffers that meet this one.
+      std::vector<std::pair<uint64_t, uint64_t>> conflicts;
+      for (size_t j = 0; j < placed.size(); ++j) {
+        if (placed[j].first_tick <= b.last_tick && b.first_tick <= placed[j].last_tick) {
+          conflicts.emplace_back(offsets[j], offsets[j] + placed[j].size);
+        }
+      }
+      std::sort(conflicts.begin(), conflicts.end());
+      uint64_t cursor = 0, want = 0, want_gap = 0;
+      bool found = false;
+      for (const auto& c : conflicts) {
+        if (c.first >= cursor) {
+          const uint64_t gap = c.first - cursor;
+          if (gap >= b.size && (!found || (best_fit && gap < want_gap))) {
+            want = cursor;
+            want_gap = gap;
+            found = true;
+            if (!best_fit) break;
+          }
+        }
+        cursor = std::max(cursor, c.second);
+      }
+      if (!found) want = cursor;
+      // Place it at the gap, or (every third buffer) near the cursor, over others or not: the
+      // gaps stay the complement of what the buffers take, which both must see alike.
+      const uint64_t got = tree.FindGap(b.first_tick, b.last_tick, b.size, best_fit);
+      ASSERT_EQ(got, want) << "trial " << trial << ", buffer " << i;
+      const uint64_t offset = i % 3 == 0 ? cursor + 16 * (random() % 4) : got;
+      tree.Add(b.first_tick, b.last_tick, offset, offset + b.size);
+      placed.push_back(b);
+      offsets.push_back(offset);
+    }
+  }
 }
 
 }  // namespace

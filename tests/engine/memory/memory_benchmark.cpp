@@ -2,8 +2,10 @@
 //
 // Planning time per shared model, for the inference timeline and the full training timeline
 // (all layers, Adam, batch 4): building the timeline, heap accounting and arena planning.
-// Counters: buffers, heap peak, arena size, lower bound and arena / lower bound. Also a generated
-// 300-operator chain (the app's large-model case) and random buffer sets up to 2000 buffers.
+// Counters: buffers, heap peak, arena size, lower bound and arena / lower bound. Also generated
+// FULLY_CONNECTED + RELU chains of 300, 1000 and 4000 operators (300 is the app's large-model
+// case), planned as onert-micro's step and as the Trainer's own (BuildTrainStepTimeline, what
+// Trainer::Init plans), and random buffer sets up to 2000 buffers.
 //
 //   memory_benchmark [--benchmark_filter=simple_mnist]
 #include <benchmark/benchmark.h>
@@ -19,6 +21,7 @@
 #include "engine/memory/heap_accounting.h"
 #include "engine/memory/memory_events.h"
 #include "engine/memory/memory_timeline.h"
+#include "engine/memory/train_step_timeline.h"
 #include "engine/model/model.h"
 #include "tests/common/chain_model.h"
 
@@ -32,7 +35,26 @@ bool IsFloatModel(const Subgraph& subgraph) {
   return true;
 }
 
-void PlanModel(benchmark::State& state, const Graph& graph, bool training) {
+enum class Timeline { kInference, kOnertTraining, kTrainerStep };
+
+Status BuildTimeline(Timeline kind, const Subgraph& subgraph, const BackwardSelection& selection,
+                     const TimelineOptions& options, MemoryTimeline* timeline) {
+  switch (kind) {
+    case Timeline::kInference:
+      return BuildInferenceTimeline(subgraph, options, timeline);
+    case Timeline::kOnertTraining:
+      return BuildTrainingTimeline(subgraph, selection, options, timeline);
+    case Timeline::kTrainerStep: {
+      TrainStepOptions step;
+      step.optimizer = options.optimizer;
+      step.batch_size = options.batch_size;
+      return BuildTrainStepTimeline(subgraph, selection, step, timeline);
+    }
+  }
+  return Status::Ok();
+}
+
+void PlanModel(benchmark::State& state, const Graph& graph, Timeline kind) {
   const Subgraph& subgraph = graph.main();
   TimelineOptions options;
   options.optimizer = OptimizerKind::kAdam;
@@ -42,8 +64,7 @@ void PlanModel(benchmark::State& state, const Graph& graph, bool training) {
   uint64_t arena = 0, bound = 0, peak = 0, buffers = 0;
   for (auto _ : state) {
     MemoryTimeline timeline;
-    const Status built = training ? BuildTrainingTimeline(subgraph, selection, options, &timeline)
-                                  : BuildInferenceTimeline(subgraph, options, &timeline);
+    const Status built = BuildTimeline(kind, subgraph, selection, options, &timeline);
     HeapAccounting heap;
     GreedyArenaPlanner planner;
     if (!built.ok() || !AddTimeline(timeline, &heap).ok() ||
@@ -98,8 +119,8 @@ BENCHMARK(PlanRandomBuffers)
     ->Arg(2000)
     ->Unit(benchmark::kMicrosecond);
 
-// The app's large-model case (tests/benchmarks/ui_benchmark.cpp): 150 blocks of
-// FULLY_CONNECTED 32->32 + RELU, 300 operators, planned for inference and for a train step.
+// Blocks of FULLY_CONNECTED 32->32 + RELU (the app's large-model case, 300 operators, is
+// tests/benchmarks/ui_benchmark.cpp's), planned for inference and for a train step.
 Graph ChainGraph(int blocks) {
   std::vector<uint8_t> bytes;
   Model model;
@@ -110,14 +131,21 @@ Graph ChainGraph(int blocks) {
 }
 
 void RegisterGeneratedModels() {
-  const Graph chain = ChainGraph(150);
-  if (chain.subgraphs.empty()) return;
-  benchmark::RegisterBenchmark("inference/generated/chain300", [chain](benchmark::State& s) {
-    PlanModel(s, chain, false);
-  })->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark("training/generated/chain300", [chain](benchmark::State& s) {
-    PlanModel(s, chain, true);
-  })->Unit(benchmark::kMicrosecond);
+  for (int operators : {300, 1000, 4000}) {
+    const Graph chain = ChainGraph(operators / 2);
+    if (chain.subgraphs.empty()) return;
+    const std::string name = "/generated/chain" + std::to_string(operators);
+    const std::pair<const char*, Timeline> kinds[] = {{"inference", Timeline::kInference},
+                                                      {"training", Timeline::kOnertTraining},
+                                                      {"trainer-step", Timeline::kTrainerStep}};
+    for (const auto& kind : kinds) {
+      const Timeline timeline = kind.second;
+      benchmark::RegisterBenchmark((kind.first + name).c_str(), [chain,
+                                                                 timeline](benchmark::State& s) {
+        PlanModel(s, chain, timeline);
+      })->Unit(benchmark::kMillisecond);
+    }
+  }
 }
 
 void RegisterSharedModels() {
@@ -136,11 +164,13 @@ void RegisterSharedModels() {
     if (!ReadModelFile(path.string(), &model).ok()) continue;
     const std::string name = fs::relative(path, root).string();
     const Graph graph = model.graph();
-    benchmark::RegisterBenchmark(("inference/" + name).c_str(),
-                                 [graph](benchmark::State& s) { PlanModel(s, graph, false); });
+    benchmark::RegisterBenchmark(("inference/" + name).c_str(), [graph](benchmark::State& s) {
+      PlanModel(s, graph, Timeline::kInference);
+    });
     if (IsFloatModel(graph.main())) {
-      benchmark::RegisterBenchmark(("training/" + name).c_str(),
-                                   [graph](benchmark::State& s) { PlanModel(s, graph, true); });
+      benchmark::RegisterBenchmark(("training/" + name).c_str(), [graph](benchmark::State& s) {
+        PlanModel(s, graph, Timeline::kOnertTraining);
+      });
     }
   }
 }

@@ -182,13 +182,17 @@ TEST(UpdateNorms, WeightNormCoversEveryRowAndUpdateNormOnlyTheTrainedOnes) {
   EXPECT_EQ(again, w);
 }
 
-// The update runs four values at a time where the host allows and one at a time for the tail;
-// every element, at every position, must get the documented formula's bits in float (as
+// Lengths that end in every kind of run: eight at a time (AVX2 hosts), four (SSE2), one, and
+// mixes of them, over more than one 1024-value chunk of the norms.
+const size_t kRunLengths[] = {1u, 2u, 4u, 7u, 12u, 13u, 15u, 64u, 1001u, 1029u, 2063u};
+
+// The update runs eight or four values at a time where the host allows and one at a time for the
+// tail; every element, at every position, must get the documented formula's bits in float (as
 // onert-micro computes it), with and without the norms being summed, and stay within float
 // rounding of the same formula in double.
 TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
   const AdamSettings adam{0.01f, 0.9f, 0.999f, 1e-7f};
-  for (size_t count : {1u, 2u, 7u, 64u, 1001u}) {
+  for (size_t count : kRunLengths) {
     for (bool with_norms : {false, true}) {
       std::vector<float> w(count), g(count), m(count), v(count);
       for (size_t i = 0; i < count; ++i) {
@@ -229,6 +233,36 @@ TEST(Adam, EveryElementGetsTheFormulasBitsWhetherPairedOrNot) {
         // The step is lr-sized; float keeps it to a few of its own rounding steps.
         EXPECT_NEAR(w[i], double_w[i],
                     1e-6 + 4 * std::numeric_limits<float>::epsilon() * std::fabs(double_w[i]));
+      }
+    }
+  }
+}
+
+TEST(Sgd, EveryElementGetsTheFormulasBitsAndStaysNearTheDoubleFormula) {
+  const SgdSettings sgd{0.05f};
+  const uint32_t batch = 3;
+  for (size_t count : kRunLengths) {
+    for (bool with_norms : {false, true}) {
+      std::vector<float> w(count), g(count);
+      for (size_t i = 0; i < count; ++i) {
+        w[i] = std::sin(static_cast<float>(i) + 0.25f);
+        g[i] = 0.3f * std::cos(static_cast<float>(i) * 1.3f);
+      }
+      std::vector<float> want = w;
+      std::vector<double> want_double(count);
+      const float scale = sgd.learning_rate / static_cast<float>(batch);
+      for (size_t i = 0; i < count; ++i) {
+        want[i] = w[i] - scale * g[i];
+        want_double[i] = static_cast<double>(w[i]) -
+                         static_cast<double>(sgd.learning_rate) * g[i] / static_cast<double>(batch);
+      }
+      UpdateNorms norms;
+      ASSERT_TRUE(ApplySgd(sgd, batch, WholeTensor(&w, g), with_norms ? &norms : nullptr).ok());
+      for (size_t i = 0; i < count; ++i) {
+        SCOPED_TRACE("count " + std::to_string(count) + " element " + std::to_string(i));
+        EXPECT_EQ(w[i], want[i]);
+        EXPECT_NEAR(w[i], want_double[i],
+                    2 * std::numeric_limits<float>::epsilon() * (std::fabs(want_double[i]) + 0.1));
       }
     }
   }
@@ -296,6 +330,29 @@ TEST(UpdateNorms, MatchADoubleComputationWhateverTheLengthAndRange) {
   cases.push_back({"no update at all", rows, 0.0f, 0, 12, 300});
   cases.push_back({"a NaN weight", nan, 1e-3f, 0, 1, 3000});
   for (const NormCase& c : cases) ExpectNormsMatchTheValuesBeforeAndAfter(c);
+}
+
+// Chunks the update leaves untouched (zero gradient, as for a ReLU unit that was off) among
+// chunks it changes: the norms still match a double computation, the untouched chunks counting
+// zero to ||dW|| and their weights to ||W||.
+TEST(UpdateNorms, ChunksWithoutAnUpdateCountOnlyTheirWeights) {
+  const size_t count = 5000;
+  std::vector<float> w(count), g(count, 0.0f);
+  for (size_t i = 0; i < count; ++i) w[i] = 0.05f * std::sin(0.11f * static_cast<float>(i));
+  for (size_t i = 2100; i < 3000; ++i) g[i] = 1e-2f * std::cos(static_cast<float>(i));
+  const std::vector<float> before = w;
+  UpdateNorms norms;
+  ASSERT_TRUE(ApplySgd(SgdSettings{0.1f}, 1, WholeTensor(&w, g), &norms).ok());
+  double weight_squared = 0.0, update_squared = 0.0;
+  for (size_t i = 0; i < count; ++i) {
+    weight_squared += static_cast<double>(before[i]) * before[i];
+    const double applied = static_cast<double>(before[i]) - w[i];
+    update_squared += applied * applied;
+    if (g[i] == 0.0f) EXPECT_EQ(w[i], before[i]);
+  }
+  ASSERT_GT(update_squared, 0.0);
+  EXPECT_NEAR(norms.weight_norm, std::sqrt(weight_squared), std::sqrt(weight_squared) * 4e-6);
+  EXPECT_NEAR(norms.update_norm, std::sqrt(update_squared), std::sqrt(update_squared) * 4e-6);
 }
 
 TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {

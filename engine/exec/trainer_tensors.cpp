@@ -72,12 +72,8 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
     case TensorAspect::kGradient: {
       const float* live = views_.gradients[tensor];
       if (live == nullptr) {
-        const bool trained = OptimizerState(tensor, 0) >= 0 || [&] {
-          for (const ParameterGradient& p : parameters_) {
-            if (p.tensor == tensor) return true;
-          }
-          return false;
-        }();
+        const bool trained = static_cast<size_t>(tensor) < binding_of_tensor_.size() &&
+                             binding_of_tensor_[static_cast<size_t>(tensor)] >= 0;
         return Status::Error(StatusCode::kInvalidArgument, "%s",
                              (t.name + (trained ? "'s gradient is not held at this point of the "
                                                   "step (it lives from the backward step that "
@@ -100,17 +96,22 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
     }
     case TensorAspect::kAdamM:
     case TensorAspect::kAdamV: {
-      const int32_t state = OptimizerState(tensor, aspect == TensorAspect::kAdamM ? 0 : 1);
-      if (state < 0) {
+      const int32_t binding = static_cast<size_t>(tensor) < binding_of_tensor_.size()
+                                  ? binding_of_tensor_[static_cast<size_t>(tensor)]
+                                  : -1;
+      const ParameterSlice* slice =
+          binding >= 0 ? &bindings_[static_cast<size_t>(binding)].slice : nullptr;
+      const float* moment = slice == nullptr                 ? nullptr
+                            : aspect == TensorAspect::kAdamM ? slice->adam_m
+                                                             : slice->adam_v;
+      if (moment == nullptr) {
         return Status::Error(StatusCode::kInvalidArgument, "%s has no %s (%s)", t.name.c_str(),
                              TensorAspectName(aspect),
                              options_.optimizer == OptimizerKind::kAdam ? "it is not trained"
                                                                         : "the optimizer is SGD");
       }
-      const TimelineBuffer& buffer = timeline_.buffers[static_cast<uint32_t>(state)];
-      const size_t elements = std::min<size_t>(count, buffer.bytes / sizeof(float));
-      CopyRows(reinterpret_cast<const float*>(arena_.data(static_cast<uint32_t>(state))), elements,
-               count, t.shape, copy);
+      // The moments are compact like the gradient: only the trained rows.
+      CopyRows(moment, std::min(count, TrainedElementCount(*slice)), count, t.shape, copy);
       return Status::Ok();
     }
   }

@@ -33,6 +33,7 @@ Status TimelineArena::Plan(const MemoryTimeline& timeline) {
   TS_RETURN_IF_ERROR(
       placed.Bind(planner, base_, storage_.size() - static_cast<size_t>(base_ - storage_.data())));
   buffer_data_.resize(timeline.buffers.size());
+  alias_of_.assign(timeline.buffers.size(), -1);
   alloc_at_.assign(timeline.ticks.size(), {});
   free_at_.assign(timeline.ticks.size(), {});
   alloc_events_.assign(timeline.ticks.size(), {});
@@ -72,8 +73,9 @@ void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
                          TrainingObserver* observer) const {
   for (uint32_t b : allocate ? alloc_at_[tick] : free_at_[tick]) {
     const TimelineBuffer& buffer = timeline_->buffers[b];
-    uint8_t* data = allocate ? buffer_data_[b] : nullptr;
-    if (allocate && buffer.storage != BufferStorage::kForward)
+    const int32_t alias = alias_of_[b];
+    uint8_t* data = !allocate ? nullptr : alias >= 0 ? buffer_data_[alias] : buffer_data_[b];
+    if (allocate && alias < 0 && buffer.storage != BufferStorage::kForward)
       std::memset(data, 0, static_cast<size_t>(buffer.bytes));
     switch (buffer.storage) {
       case BufferStorage::kForward:
@@ -93,6 +95,10 @@ void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
   for (const MemoryEvent& event : allocate ? alloc_events_[tick] : free_events_[tick]) {
     observer->OnMemory(event);
   }
+}
+
+void TimelineArena::Alias(uint32_t buffer, uint32_t onto) {
+  alias_of_[buffer] = static_cast<int32_t>(onto);
 }
 
 }  // namespace trainscope

@@ -42,6 +42,10 @@ class TimelineArena {
   // yet reported. `observer` (may be null) receives a MemoryEvent per buffer of the tick, after
   // all of them are bound.
   void Bind(uint32_t tick, bool allocate, KernelViews* views, TrainingObserver* observer) const;
+  // From now on `buffer` binds to `onto`'s bytes, not zero-filled: it keeps its planned place and
+  // size (what a board holds) while the executor accumulates straight into `onto`. Both indices
+  // must be valid after Plan(); `onto` must be live whenever `buffer` is.
+  void Alias(uint32_t buffer, uint32_t onto);
 
  private:
   MemoryEvent MakeMemoryEvent(uint32_t tick, uint32_t buffer, bool allocate) const;
@@ -50,6 +54,7 @@ class TimelineArena {
   std::vector<uint8_t> storage_;
   uint8_t* base_ = nullptr;
   std::vector<uint8_t*> buffer_data_;
+  std::vector<int32_t> alias_of_;  // by buffer: the buffer whose bytes it binds to, or -1
   std::vector<std::vector<uint32_t>> alloc_at_;
   std::vector<std::vector<uint32_t>> free_at_;
   // The MemoryEvents of alloc_at_ and free_at_, built once by Plan(): binding only forwards them.

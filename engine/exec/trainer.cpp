@@ -133,7 +133,12 @@ Status Trainer::BindParameters() {
     slice.gradient = binding.gradient_sum;
     slice.adam_m = data(moment_m[t]);
     slice.adam_v = data(moment_v[t]);
-    binding.later_gradient = data(later[t]);
+    // A later sample's backward accumulates straight into the batch sum (kernels add into their
+    // gradient buffers): its own buffer stays planned, as on a board, but is never written or
+    // summed, which was more than half of a batch step on wide layers.
+    if (later[t] >= 0) {
+      arena_.Alias(static_cast<uint32_t>(later[t]), static_cast<uint32_t>(gradient[t]));
+    }
     binding_of_tensor_[t] = static_cast<int32_t>(bindings_.size());
     bindings_.push_back(binding);
   }
@@ -220,25 +225,18 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
     event.duration_ns = MonotonicNowNs() - start;
     observer_->OnBackwardStep(event);
   }
-  CompleteGradients(k, tick.sample);
+  CompleteGradients(k);
   return Status::Ok();
 }
 
-// After backward step `op_index` of a pass in `slot`: the parameter gradients it completed join
-// the batch sum held in sample 0's buffers (as onert-micro's optimizers accumulate them), and in
-// the batch's last sample their statistics go to the observer, once per optimizer step.
-void Trainer::CompleteGradients(uint32_t op_index, uint32_t slot) {
-  const bool last_sample = batch_index_ + 1 == options_.batch_size;
-  const bool stats = last_sample && Wants(kEventGradientStats);
+// After backward step `op_index`: in the batch's last sample the parameter gradients it completed
+// hold the whole batch sum (every sample accumulates into sample 0's buffers, as onert-micro's
+// optimizers sum them), and their statistics go to the observer, once per optimizer step.
+void Trainer::CompleteGradients(uint32_t op_index) {
+  if (batch_index_ + 1 != options_.batch_size || !Wants(kEventGradientStats)) return;
   for (uint32_t id : completed_by_op_[op_index]) {
     const ParameterBinding& binding = bindings_[id];
     const size_t count = TrainedElementCount(binding.slice);
-    if (slot == 1 && binding.later_gradient != nullptr) {
-      float* into = binding.gradient_sum;
-      const float* from = binding.later_gradient;
-      for (size_t e = 0; e < count; ++e) into[e] += from[e];
-    }
-    if (!stats) continue;
     GradientStatsEvent event = ComputeGradientStats(binding.gradient_sum, count);
     event.optimizer_step = optimizer_step_;
     event.op_index = op_index;

@@ -143,7 +143,7 @@ class Trainer {
   Status RunSample(const DataSet& data, uint32_t sample, uint32_t slot, float* loss);
   Status RunTick(uint32_t tick, const DataSet& data, uint32_t sample, float* loss);
   Status RunBackwardStep(const Tick& tick);
-  void CompleteGradients(uint32_t op_index, uint32_t slot);
+  void CompleteGradients(uint32_t op_index);
   Status RunOptimizer();
   Status BindParameters();
 
@@ -151,10 +151,9 @@ class Trainer {
   // never move, so the steps only follow pointers.
   struct ParameterBinding {
     int32_t tensor = -1;
-    uint32_t completed_by_op = 0;     // the backward step after which its gradient is whole
-    ParameterSlice slice;             // weights, trained rows, the batch sum, Adam's m and v
-    float* gradient_sum = nullptr;    // slice.gradient, writable: sample 0's buffer
-    float* later_gradient = nullptr;  // a later sample's own gradient (batch >= 2), or null
+    uint32_t completed_by_op = 0;   // the backward step after which its gradient is whole
+    ParameterSlice slice;           // weights, trained rows, the batch sum, Adam's m and v
+    float* gradient_sum = nullptr;  // slice.gradient, writable: sample 0's buffer
   };
 
   Model* model_ = nullptr;

@@ -8,29 +8,44 @@
 
 namespace trainscope {
 
+const OpRegistration& RegistrationAbs();
 const OpRegistration& RegistrationAdd();
 const OpRegistration& RegistrationAveragePool2D();
+const OpRegistration& RegistrationCeil();
 const OpRegistration& RegistrationConcatenation();
 const OpRegistration& RegistrationConv2D();
+const OpRegistration& RegistrationCos();
 const OpRegistration& RegistrationDepthwiseConv2D();
+const OpRegistration& RegistrationElu();
 const OpRegistration& RegistrationExp();
 const OpRegistration& RegistrationExpandDims();
+const OpRegistration& RegistrationFloor();
 const OpRegistration& RegistrationFullyConnected();
 const OpRegistration& RegistrationGather();
+const OpRegistration& RegistrationGelu();
+const OpRegistration& RegistrationHardSwish();
 const OpRegistration& RegistrationLeakyRelu();
+const OpRegistration& RegistrationLog();
 const OpRegistration& RegistrationLogistic();
 const OpRegistration& RegistrationMaxPool2D();
 const OpRegistration& RegistrationMean();
 const OpRegistration& RegistrationMul();
+const OpRegistration& RegistrationNeg();
 const OpRegistration& RegistrationPad();
 const OpRegistration& RegistrationRelu();
 const OpRegistration& RegistrationRelu6();
 const OpRegistration& RegistrationReshape();
+const OpRegistration& RegistrationRound();
+const OpRegistration& RegistrationRsqrt();
+const OpRegistration& RegistrationSin();
 const OpRegistration& RegistrationSoftmax();
+const OpRegistration& RegistrationSqrt();
+const OpRegistration& RegistrationSquare();
 const OpRegistration& RegistrationSqueeze();
 const OpRegistration& RegistrationStridedSlice();
 const OpRegistration& RegistrationSub();
 const OpRegistration& RegistrationTanh();
 const OpRegistration& RegistrationTranspose();
+const OpRegistration& RegistrationZerosLike();
 
 }  // namespace trainscope

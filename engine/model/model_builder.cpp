@@ -14,8 +14,12 @@ namespace fb = trainscope::circle;
 using Builder = flatbuffers::FlatBufferBuilder;
 using OptionsOffset = flatbuffers::Offset<void>;
 
-int8_t Raw(Activation a) { return static_cast<int8_t>(a); }
-int8_t Raw(Padding p) { return static_cast<int8_t>(p); }
+int8_t Raw(Activation a) {
+  return static_cast<int8_t>(a);
+}
+int8_t Raw(Padding p) {
+  return static_cast<int8_t>(p);
+}
 
 // Writes the options table `opcode` reads; returns the union type (NONE for ops without one).
 fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
@@ -23,21 +27,25 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
   switch (opcode) {
     case op::kConv2D:
       *offset = fb::CreateConv2DOptions(b, Raw(o.padding), o.stride_w, o.stride_h,
-                                        Raw(o.activation), o.dilation_w, o.dilation_h).Union();
+                                        Raw(o.activation), o.dilation_w, o.dilation_h)
+                    .Union();
       return fb::BuiltinOptions::Conv2DOptions;
     case op::kDepthwiseConv2D:
       *offset = fb::CreateDepthwiseConv2DOptions(b, Raw(o.padding), o.stride_w, o.stride_h,
                                                  o.depth_multiplier, Raw(o.activation),
-                                                 o.dilation_w, o.dilation_h).Union();
+                                                 o.dilation_w, o.dilation_h)
+                    .Union();
       return fb::BuiltinOptions::DepthwiseConv2DOptions;
     case op::kMaxPool2D:
     case op::kAveragePool2D:
       *offset = fb::CreatePool2DOptions(b, Raw(o.padding), o.stride_w, o.stride_h, o.filter_w,
-                                        o.filter_h, Raw(o.activation)).Union();
+                                        o.filter_h, Raw(o.activation))
+                    .Union();
       return fb::BuiltinOptions::Pool2DOptions;
     case op::kFullyConnected:
-      *offset = fb::CreateFullyConnectedOptions(b, Raw(o.activation), o.weights_format,
-                                                o.keep_num_dims).Union();
+      *offset =
+          fb::CreateFullyConnectedOptions(b, Raw(o.activation), o.weights_format, o.keep_num_dims)
+              .Union();
       return fb::BuiltinOptions::FullyConnectedOptions;
     case op::kSoftmax:
       *offset = fb::CreateSoftmaxOptions(b, o.beta).Union();
@@ -55,8 +63,8 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
       *offset = fb::CreateMulOptions(b, Raw(o.activation)).Union();
       return fb::BuiltinOptions::MulOptions;
     case op::kReshape:
-      *offset = fb::CreateReshapeOptions(
-          b, o.new_shape.empty() ? 0 : b.CreateVector(o.new_shape)).Union();
+      *offset = fb::CreateReshapeOptions(b, o.new_shape.empty() ? 0 : b.CreateVector(o.new_shape))
+                    .Union();
       return fb::BuiltinOptions::ReshapeOptions;
     case op::kPad:
       *offset = fb::CreatePadOptions(b).Union();
@@ -71,8 +79,9 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
       *offset = fb::CreateReducerOptions(b, o.keep_dims).Union();
       return fb::BuiltinOptions::ReducerOptions;
     case op::kSqueeze:
-      *offset = fb::CreateSqueezeOptions(
-          b, o.squeeze_dims.empty() ? 0 : b.CreateVector(o.squeeze_dims)).Union();
+      *offset =
+          fb::CreateSqueezeOptions(b, o.squeeze_dims.empty() ? 0 : b.CreateVector(o.squeeze_dims))
+              .Union();
       return fb::BuiltinOptions::SqueezeOptions;
     case op::kStridedSlice:
       *offset = fb::CreateStridedSliceOptions(b, o.begin_mask, o.end_mask, o.ellipsis_mask,
@@ -85,6 +94,42 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
     case op::kLeakyRelu:
       *offset = fb::CreateLeakyReluOptions(b, o.alpha).Union();
       return fb::BuiltinOptions::LeakyReluOptions;
+    case op::kL2Normalization:
+      *offset = fb::CreateL2NormOptions(b, Raw(o.activation)).Union();
+      return fb::BuiltinOptions::L2NormOptions;
+    case op::kDiv:
+      *offset = fb::CreateDivOptions(b, Raw(o.activation)).Union();
+      return fb::BuiltinOptions::DivOptions;
+    case op::kSum:
+    case op::kReduceMax:
+    case op::kReduceMin:
+    case op::kReduceProd:
+      *offset = fb::CreateReducerOptions(b, o.keep_dims).Union();
+      return fb::BuiltinOptions::ReducerOptions;
+    case op::kSpaceToDepth:
+      *offset = fb::CreateSpaceToDepthOptions(b, o.block_size).Union();
+      return fb::BuiltinOptions::SpaceToDepthOptions;
+    case op::kDepthToSpace:
+      *offset = fb::CreateDepthToSpaceOptions(b, o.block_size).Union();
+      return fb::BuiltinOptions::DepthToSpaceOptions;
+    case op::kSplit:
+      *offset = fb::CreateSplitOptions(b, o.num_splits).Union();
+      return fb::BuiltinOptions::SplitOptions;
+    case op::kSplitV:
+      *offset = fb::CreateSplitVOptions(b, o.num_splits).Union();
+      return fb::BuiltinOptions::SplitVOptions;
+    case op::kPack:
+      *offset = fb::CreatePackOptions(b, o.values_count, o.axis).Union();
+      return fb::BuiltinOptions::PackOptions;
+    case op::kUnpack:
+      *offset = fb::CreateUnpackOptions(b, o.values_count, o.axis).Union();
+      return fb::BuiltinOptions::UnpackOptions;
+    case op::kCumsum:
+      *offset = fb::CreateCumsumOptions(b, o.exclusive, o.reverse).Union();
+      return fb::BuiltinOptions::CumsumOptions;
+    case op::kGelu:
+      *offset = fb::CreateGeluOptions(b, o.approximate).Union();
+      return fb::BuiltinOptions::GeluOptions;
     default:
       *offset = 0;
       return fb::BuiltinOptions::NONE;
@@ -98,8 +143,7 @@ uint32_t ModelBuilder::AddBuffer(std::vector<uint8_t> bytes) {
   return static_cast<uint32_t>(buffers_.size() - 1);
 }
 
-int ModelBuilder::AddTensor(const std::string& name, std::vector<int32_t> shape,
-                            ElementType type) {
+int ModelBuilder::AddTensor(const std::string& name, std::vector<int32_t> shape, ElementType type) {
   tensors_.push_back({name, std::move(shape), type, 0});
   return static_cast<int>(tensors_.size() - 1);
 }
@@ -156,8 +200,9 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
 
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const PendingTensor& t : tensors_) {
-    tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), ElementTypeToFile(t.type, format_),
-                                       t.buffer, b.CreateString(t.name)));
+    tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape),
+                                       ElementTypeToFile(t.type, format_), t.buffer,
+                                       b.CreateString(t.name)));
   }
 
   std::vector<flatbuffers::Offset<fb::Operator>> operators;
@@ -188,9 +233,8 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
   }
 
   const uint32_t version = format_ == ModelFormat::kTflite ? 3 : 0;
-  auto model = fb::CreateModel(b, version, b.CreateVector(codes),
-                               b.CreateVector(&subgraph, 1), b.CreateString(description_),
-                               b.CreateVector(buffers), 0,
+  auto model = fb::CreateModel(b, version, b.CreateVector(codes), b.CreateVector(&subgraph, 1),
+                               b.CreateString(description_), b.CreateVector(buffers), 0,
                                metadata.empty() ? 0 : b.CreateVector(metadata));
   b.Finish(model, format_ == ModelFormat::kTflite ? "TFL3" : "CIR0");
 

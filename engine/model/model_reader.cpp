@@ -226,6 +226,48 @@ Status ReadOptions(const fb::Operator* op, const std::string& label, OpOptions* 
     case fb::BuiltinOptions::LeakyReluOptions:
       o.alpha = op->builtin_options_as_LeakyReluOptions()->alpha();
       break;
+    case fb::BuiltinOptions::L2NormOptions:
+      TS_RETURN_IF_ERROR(
+          ReadActivation(op->builtin_options_as_L2NormOptions()->fused_activation_function(), label,
+                         &o.activation));
+      break;
+    case fb::BuiltinOptions::DivOptions:
+      TS_RETURN_IF_ERROR(ReadActivation(
+          op->builtin_options_as_DivOptions()->fused_activation_function(), label, &o.activation));
+      break;
+    case fb::BuiltinOptions::SpaceToDepthOptions:
+      o.block_size = op->builtin_options_as_SpaceToDepthOptions()->block_size();
+      break;
+    case fb::BuiltinOptions::DepthToSpaceOptions:
+      o.block_size = op->builtin_options_as_DepthToSpaceOptions()->block_size();
+      break;
+    case fb::BuiltinOptions::SplitOptions:
+      o.num_splits = op->builtin_options_as_SplitOptions()->num_splits();
+      break;
+    case fb::BuiltinOptions::SplitVOptions:
+      o.num_splits = op->builtin_options_as_SplitVOptions()->num_splits();
+      break;
+    case fb::BuiltinOptions::PackOptions: {
+      const auto* t = op->builtin_options_as_PackOptions();
+      o.values_count = t->values_count();
+      o.axis = t->axis();
+      break;
+    }
+    case fb::BuiltinOptions::UnpackOptions: {
+      const auto* t = op->builtin_options_as_UnpackOptions();
+      o.values_count = t->num();
+      o.axis = t->axis();
+      break;
+    }
+    case fb::BuiltinOptions::CumsumOptions: {
+      const auto* t = op->builtin_options_as_CumsumOptions();
+      o.exclusive = t->exclusive();
+      o.reverse = t->reverse();
+      break;
+    }
+    case fb::BuiltinOptions::GeluOptions:
+      o.approximate = op->builtin_options_as_GeluOptions()->approximate();
+      break;
     default:
       break;  // PAD, TRANSPOSE, EXPAND_DIMS (empty tables) and options this engine does not use
   }

@@ -2,6 +2,7 @@
 #include "engine/kernels/kernel.h"
 
 #include <cstdio>
+#include <iterator>
 
 #include "engine/kernels/kernel_util.h"
 #include "engine/kernels/registrations.h"
@@ -132,6 +133,14 @@ const OpRegistration* FindRegistration(int32_t opcode) {
     if (registration.opcode == opcode) return &registration;
   }
   return nullptr;
+}
+
+size_t RegisteredOperatorCount() {
+  return std::size(kRegistrations);
+}
+
+const OpRegistration& RegisteredOperator(size_t index) {
+  return kRegistrations[index]();
 }
 
 Status CheckRunnable(const Subgraph& subgraph) {

@@ -92,6 +92,9 @@ struct OpRegistration {
 
 // nullptr when the opcode has no kernel.
 const OpRegistration* FindRegistration(int32_t opcode);
+// Every registration, index 0 .. RegisteredOperatorCount() - 1 (what docs/operators.md lists).
+size_t RegisteredOperatorCount();
+const OpRegistration& RegisteredOperator(size_t index);
 
 // Every op has a registration, every tensor an op touches is FLOAT32 (INT32 for shape, axis and
 // index operands) with at most kMaxKernelRank dimensions and at least one element, and the

@@ -45,7 +45,7 @@ bool OpOptions::operator==(const OpOptions& o) const {
          new_axis_mask == o.new_axis_mask && shrink_axis_mask == o.shrink_axis_mask &&
          offset == o.offset && block_size == o.block_size && num_splits == o.num_splits &&
          values_count == o.values_count && exclusive == o.exclusive && reverse == o.reverse &&
-         approximate == o.approximate;
+         approximate == o.approximate && mirror_symmetric == o.mirror_symmetric;
 }
 
 size_t Tensor::element_count() const {

@@ -127,6 +127,9 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
     case op::kCumsum:
       *offset = fb::CreateCumsumOptions(b, o.exclusive, o.reverse).Union();
       return fb::BuiltinOptions::CumsumOptions;
+    case op::kMirrorPad:
+      *offset = fb::CreateMirrorPadOptions(b, o.mirror_symmetric ? 1 : 0).Union();
+      return fb::BuiltinOptions::MirrorPadOptions;
     case op::kGelu:
       *offset = fb::CreateGeluOptions(b, o.approximate).Union();
       return fb::BuiltinOptions::GeluOptions;

@@ -265,6 +265,16 @@ Status ReadOptions(const fb::Operator* op, const std::string& label, OpOptions* 
       o.reverse = t->reverse();
       break;
     }
+    case fb::BuiltinOptions::MirrorPadOptions: {
+      const int8_t mode = op->builtin_options_as_MirrorPadOptions()->mode();
+      if (mode != 0 && mode != 1) {
+        return Status::Error(StatusCode::kInvalidModel,
+                             "%s: mirror pad mode %d is neither REFLECT nor SYMMETRIC",
+                             label.c_str(), mode);
+      }
+      o.mirror_symmetric = mode == 1;
+      break;
+    }
     case fb::BuiltinOptions::GeluOptions:
       o.approximate = op->builtin_options_as_GeluOptions()->approximate();
       break;

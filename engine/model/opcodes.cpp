@@ -278,6 +278,7 @@ constexpr OptionsForOp kOptionsForOp[] = {
     {op::kHardSwish, 91},
     {op::kDepthToSpace, 94},
     {op::kCumsum, 102},
+    {op::kMirrorPad, 77},
     {op::kGelu, 116},
 };
 
@@ -327,6 +328,7 @@ constexpr OptionsName kOptionsNames[] = {
     {91, "HardSwishOptions"},
     {94, "DepthToSpaceOptions"},
     {102, "CumsumOptions"},
+    {77, "MirrorPadOptions"},
     {116, "GeluOptions"},
 };
 

@@ -63,6 +63,8 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationRelu,
     RegistrationRelu6,
     RegistrationReshape,
+    RegistrationResizeBilinear,
+    RegistrationResizeNearestNeighbor,
     RegistrationRound,
     RegistrationRsqrt,
     RegistrationSin,
@@ -81,6 +83,7 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationSum,
     RegistrationTanh,
     RegistrationTranspose,
+    RegistrationTransposeConv,
     RegistrationUnpack,
     RegistrationZerosLike,
 };

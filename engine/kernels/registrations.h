@@ -55,6 +55,8 @@ const OpRegistration& RegistrationReduceProd();
 const OpRegistration& RegistrationRelu();
 const OpRegistration& RegistrationRelu6();
 const OpRegistration& RegistrationReshape();
+const OpRegistration& RegistrationResizeBilinear();
+const OpRegistration& RegistrationResizeNearestNeighbor();
 const OpRegistration& RegistrationRound();
 const OpRegistration& RegistrationRsqrt();
 const OpRegistration& RegistrationSin();
@@ -73,6 +75,7 @@ const OpRegistration& RegistrationSub();
 const OpRegistration& RegistrationSum();
 const OpRegistration& RegistrationTanh();
 const OpRegistration& RegistrationTranspose();
+const OpRegistration& RegistrationTransposeConv();
 const OpRegistration& RegistrationUnpack();
 const OpRegistration& RegistrationZerosLike();
 

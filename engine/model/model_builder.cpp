@@ -130,6 +130,18 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
     case op::kMirrorPad:
       *offset = fb::CreateMirrorPadOptions(b, o.mirror_symmetric ? 1 : 0).Union();
       return fb::BuiltinOptions::MirrorPadOptions;
+    case op::kResizeBilinear:
+      *offset = fb::CreateResizeBilinearOptions(b, o.align_corners, o.half_pixel_centers).Union();
+      return fb::BuiltinOptions::ResizeBilinearOptions;
+    case op::kResizeNearestNeighbor:
+      *offset =
+          fb::CreateResizeNearestNeighborOptions(b, o.align_corners, o.half_pixel_centers).Union();
+      return fb::BuiltinOptions::ResizeNearestNeighborOptions;
+    case op::kTransposeConv:
+      *offset = fb::CreateTransposeConvOptions(b, Raw(o.padding), o.stride_w, o.stride_h,
+                                               Raw(o.activation))
+                    .Union();
+      return fb::BuiltinOptions::TransposeConvOptions;
     case op::kGelu:
       *offset = fb::CreateGeluOptions(b, o.approximate).Union();
       return fb::BuiltinOptions::GeluOptions;

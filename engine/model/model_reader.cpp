@@ -275,6 +275,26 @@ Status ReadOptions(const fb::Operator* op, const std::string& label, OpOptions* 
       o.mirror_symmetric = mode == 1;
       break;
     }
+    case fb::BuiltinOptions::ResizeBilinearOptions: {
+      const auto* t = op->builtin_options_as_ResizeBilinearOptions();
+      o.align_corners = t->align_corners();
+      o.half_pixel_centers = t->half_pixel_centers();
+      break;
+    }
+    case fb::BuiltinOptions::ResizeNearestNeighborOptions: {
+      const auto* t = op->builtin_options_as_ResizeNearestNeighborOptions();
+      o.align_corners = t->align_corners();
+      o.half_pixel_centers = t->half_pixel_centers();
+      break;
+    }
+    case fb::BuiltinOptions::TransposeConvOptions: {
+      const auto* t = op->builtin_options_as_TransposeConvOptions();
+      TS_RETURN_IF_ERROR(ReadPadding(t->padding(), label, &o.padding));
+      TS_RETURN_IF_ERROR(ReadActivation(t->fused_activation_function(), label, &o.activation));
+      o.stride_w = t->stride_w();
+      o.stride_h = t->stride_h();
+      break;
+    }
     case fb::BuiltinOptions::GeluOptions:
       o.approximate = op->builtin_options_as_GeluOptions()->approximate();
       break;

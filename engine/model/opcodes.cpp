@@ -279,6 +279,9 @@ constexpr OptionsForOp kOptionsForOp[] = {
     {op::kDepthToSpace, 94},
     {op::kCumsum, 102},
     {op::kMirrorPad, 77},
+    {op::kResizeBilinear, 15},
+    {op::kTransposeConv, 49},
+    {op::kResizeNearestNeighbor, 74},
     {op::kGelu, 116},
 };
 
@@ -329,6 +332,9 @@ constexpr OptionsName kOptionsNames[] = {
     {94, "DepthToSpaceOptions"},
     {102, "CumsumOptions"},
     {77, "MirrorPadOptions"},
+    {15, "ResizeBilinearOptions"},
+    {49, "TransposeConvOptions"},
+    {74, "ResizeNearestNeighborOptions"},
     {116, "GeluOptions"},
 };
 

@@ -28,6 +28,9 @@ struct BroadcastPlan {
 };
 
 bool PlanBroadcast(const Dims& a, const Dims& b, BroadcastPlan* plan);
+// Element strides of `operand` along each dimension of the broadcast shape `out`, 0 where it
+// repeats (for ops with more than two broadcast operands, SELECT_V2).
+void BroadcastStrides(const Dims& operand, const Dims& out, int* strides);
 
 template <typename Visit>
 void ForEachBroadcast(const BroadcastPlan& plan, Visit&& visit) {

@@ -19,8 +19,11 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationAbs,
     RegistrationAdd,
     RegistrationAddN,
+    RegistrationArgMax,
+    RegistrationArgMin,
     RegistrationAveragePool2D,
     RegistrationBatchToSpaceNd,
+    RegistrationCast,
     RegistrationCeil,
     RegistrationConcatenation,
     RegistrationConv2D,
@@ -30,6 +33,7 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationDepthwiseConv2D,
     RegistrationDiv,
     RegistrationElu,
+    RegistrationEqual,
     RegistrationExp,
     RegistrationExpandDims,
     RegistrationFill,
@@ -40,10 +44,17 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationGather,
     RegistrationGatherNd,
     RegistrationGelu,
+    RegistrationGreater,
+    RegistrationGreaterEqual,
     RegistrationHardSwish,
     RegistrationL2Normalization,
     RegistrationLeakyRelu,
+    RegistrationLess,
+    RegistrationLessEqual,
     RegistrationLog,
+    RegistrationLogicalAnd,
+    RegistrationLogicalNot,
+    RegistrationLogicalOr,
     RegistrationLogistic,
     RegistrationLogSoftmax,
     RegistrationMaximum,
@@ -53,6 +64,7 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationMirrorPad,
     RegistrationMul,
     RegistrationNeg,
+    RegistrationNotEqual,
     RegistrationPack,
     RegistrationPad,
     RegistrationPadV2,
@@ -67,6 +79,7 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationResizeNearestNeighbor,
     RegistrationRound,
     RegistrationRsqrt,
+    RegistrationSelectV2,
     RegistrationSin,
     RegistrationSlice,
     RegistrationSoftmax,
@@ -104,10 +117,10 @@ void DescribeOperator(const Operator& op, char* out, size_t size) {
 }
 
 // Types, rank and size of one tensor the op reads or writes.
-Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand) {
+Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand, bool own_types) {
   const Tensor& tensor = check.subgraph().tensors[index];
   const ElementType expected = int32_operand ? ElementType::kInt32 : ElementType::kFloat32;
-  if (tensor.type != expected) {
+  if (!own_types && tensor.type != expected) {
     if (int32_operand) {
       return check.Unsupported("tensor %d '%s' is %s; this operand must be INT32",
                                static_cast<int>(index), tensor.name.c_str(),
@@ -130,6 +143,22 @@ Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand) {
   if (!int32_operand && tensor.element_count() == 0) {
     return check.Unsupported("tensor %d '%s' has no elements; empty tensors are not supported",
                              static_cast<int>(index), tensor.name.c_str());
+  }
+  return Status::Ok();
+}
+
+// Tensors of other types may flow between operators, but samples come and go as float32.
+Status CheckGraphBoundary(const Subgraph& subgraph) {
+  for (const std::vector<int32_t>* list : {&subgraph.inputs, &subgraph.outputs}) {
+    for (int32_t index : *list) {
+      const Tensor& tensor = subgraph.tensors[index];
+      if (tensor.type == ElementType::kFloat32) continue;
+      return Status::Error(StatusCode::kUnsupported,
+                           "graph %s tensor %d '%s' is %s; graph inputs and outputs must be "
+                           "FLOAT32",
+                           list == &subgraph.inputs ? "input" : "output", static_cast<int>(index),
+                           tensor.name.c_str(), ElementTypeName(tensor.type));
+    }
   }
   return Status::Ok();
 }
@@ -165,14 +194,18 @@ Status CheckRunnable(const Subgraph& subgraph) {
                            k);
     }
     const OpCheck check(subgraph, op, op_index);
+    const bool own_types = registration->prepare_checks_types;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       if (op.inputs[i] < 0) continue;
-      TS_RETURN_IF_ERROR(CheckOperand(check, op.inputs[i], IsInt32Operand(*registration, i)));
+      TS_RETURN_IF_ERROR(
+          CheckOperand(check, op.inputs[i], IsInt32Operand(*registration, i), own_types));
     }
-    for (int32_t output : op.outputs) TS_RETURN_IF_ERROR(CheckOperand(check, output, false));
+    for (int32_t output : op.outputs) {
+      TS_RETURN_IF_ERROR(CheckOperand(check, output, false, own_types));
+    }
     TS_RETURN_IF_ERROR(registration->prepare(subgraph, op, op_index));
   }
-  return Status::Ok();
+  return CheckGraphBoundary(subgraph);
 }
 
 BackwardNeeds BackwardNeedsOf(const Operator& op) {

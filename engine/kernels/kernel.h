@@ -88,6 +88,9 @@ struct OpRegistration {
   int8_t weights_input = -1;  // input position of trainable weights, -1 if none
   int8_t bias_input = -1;     // input position of the trainable bias, -1 if none
   bool half_rank = false;     // kUpperHalf / kLowerHalf give a compact weight gradient
+  // Operands of other element types (BOOL results of comparisons, CAST, INT32 indices of
+  // ARG_MAX): CheckRunnable leaves every element-type check of the op to its Prepare.
+  bool prepare_checks_types = false;
 };
 
 // nullptr when the opcode has no kernel.
@@ -97,8 +100,10 @@ size_t RegisteredOperatorCount();
 const OpRegistration& RegisteredOperator(size_t index);
 
 // Every op has a registration, every tensor an op touches is FLOAT32 (INT32 for shape, axis and
-// index operands) with at most kMaxKernelRank dimensions and at least one element, and the
-// Prepare of every op passes. Errors name the op and tensor:
+// index operands; BOOL or INT32 where a prepare_checks_types op says so) with at most
+// kMaxKernelRank dimensions and at least one element, graph inputs and outputs are FLOAT32 (the
+// executors exchange float32 samples), and the Prepare of every op passes. Errors name the op and
+// tensor:
 //   "unsupported operator SVDF at index 4"
 //   "operator 3 (CONV_2D): tensor 5 'w' is INT8; only FLOAT32 models can run"
 inline constexpr int kMaxKernelRank = 6;

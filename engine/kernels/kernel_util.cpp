@@ -148,6 +148,22 @@ Status OpCheck::ExpectInputRank(size_t i, int rank) const {
                static_cast<int>(op_.inputs[i]), tensor.name.c_str(), have, rank);
 }
 
+Status OpCheck::ExpectInputType(size_t i, ElementType type) const {
+  const Tensor& tensor = Input(i);
+  if (tensor.type == type) return Status::Ok();
+  return Unsupported("input %zu (tensor %d '%s') is %s; expected %s", i,
+                     static_cast<int>(op_.inputs[i]), tensor.name.c_str(),
+                     ElementTypeName(tensor.type), ElementTypeName(type));
+}
+
+Status OpCheck::ExpectOutputType(size_t k, ElementType type) const {
+  const Tensor& tensor = OutputAt(k);
+  if (tensor.type == type) return Status::Ok();
+  return Unsupported("output %zu (tensor %d '%s') is %s; expected %s", k,
+                     static_cast<int>(op_.outputs[k]), tensor.name.c_str(),
+                     ElementTypeName(tensor.type), ElementTypeName(type));
+}
+
 Status OpCheck::ExpectSupportedActivation() const {
   switch (op_.options.activation) {
     case Activation::kNone:

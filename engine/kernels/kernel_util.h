@@ -53,6 +53,10 @@ class OpCheck {
   Status ExpectOutputDims(const Dims& expected, const char* why) const;
   Status ExpectOutputDimsAt(size_t k, const Dims& expected, const char* why) const;
   Status ExpectInputRank(size_t i, int rank) const;
+  // Element types, for ops whose registration sets prepare_checks_types:
+  // "input 0 (tensor 5 'x') is INT8; expected FLOAT32".
+  Status ExpectInputType(size_t i, ElementType type) const;
+  Status ExpectOutputType(size_t k, ElementType type) const;
   // Fused activations the kernels implement (NONE, RELU, RELU_N1_TO_1, RELU6, TANH).
   Status ExpectSupportedActivation() const;
 
@@ -101,6 +105,17 @@ const float* OutputFloats(const Io& io) {
 }
 inline float* MutableOutputFloats(const KernelIo& io) {
   return static_cast<float*>(io.tensor_data[io.op->outputs[0]]);
+}
+// BOOL tensors hold one byte (0 or 1) per element; INT32 outputs (ARG_MAX, CAST).
+template <typename Io>
+const uint8_t* InputBools(const Io& io, size_t i) {
+  return static_cast<const uint8_t*>(io.tensor_data[io.op->inputs[i]]);
+}
+inline uint8_t* MutableOutputBools(const KernelIo& io) {
+  return static_cast<uint8_t*>(io.tensor_data[io.op->outputs[0]]);
+}
+inline int32_t* MutableOutputInts(const KernelIo& io) {
+  return static_cast<int32_t*>(io.tensor_data[io.op->outputs[0]]);
 }
 // Output k of an op with several outputs.
 inline const Tensor& OutputTensorAt(const KernelIo& io, size_t k) {

@@ -23,6 +23,7 @@ constexpr RegistrationGetter kRegistrations[] = {
     RegistrationArgMin,
     RegistrationAveragePool2D,
     RegistrationBatchToSpaceNd,
+    RegistrationBroadcastTo,
     RegistrationCast,
     RegistrationCeil,
     RegistrationConcatenation,
@@ -187,6 +188,10 @@ Status CheckRunnable(const Subgraph& subgraph) {
     const Operator& op = subgraph.operators[k];
     const auto op_index = static_cast<uint32_t>(k);
     const OpRegistration* registration = FindRegistration(op.opcode);
+    if (registration != nullptr && registration->custom_code != nullptr &&
+        op.custom_code != registration->custom_code) {
+      registration = nullptr;
+    }
     if (registration == nullptr) {
       char name[96];
       DescribeOperator(op, name, sizeof(name));

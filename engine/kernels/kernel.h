@@ -91,6 +91,8 @@ struct OpRegistration {
   // Operands of other element types (BOOL results of comparisons, CAST, INT32 indices of
   // ARG_MAX): CheckRunnable leaves every element-type check of the op to its Prepare.
   bool prepare_checks_types = false;
+  // For op::kCustom: the custom_code this kernel implements; other custom ops stay unsupported.
+  const char* custom_code = nullptr;
 };
 
 // nullptr when the opcode has no kernel.

@@ -15,6 +15,7 @@ const OpRegistration& RegistrationArgMax();
 const OpRegistration& RegistrationArgMin();
 const OpRegistration& RegistrationAveragePool2D();
 const OpRegistration& RegistrationBatchToSpaceNd();
+const OpRegistration& RegistrationBroadcastTo();
 const OpRegistration& RegistrationCast();
 const OpRegistration& RegistrationCeil();
 const OpRegistration& RegistrationConcatenation();

@@ -3,6 +3,8 @@
 
 #include <cstring>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "engine/model/circle_subset_generated.h"
 #include "engine/model/model.h"
@@ -192,7 +194,13 @@ int ModelBuilder::AddConstantSharingBuffer(const std::string& name, int tensor) 
 
 int ModelBuilder::AddOperator(int32_t opcode, std::vector<int32_t> inputs,
                               std::vector<int32_t> outputs, const OpOptions& options) {
-  operators_.push_back({opcode, std::move(inputs), std::move(outputs), options});
+  operators_.push_back({opcode, std::move(inputs), std::move(outputs), options, {}});
+  return static_cast<int>(operators_.size() - 1);
+}
+
+int ModelBuilder::AddCustomOperator(const std::string& custom_code, std::vector<int32_t> inputs,
+                                    std::vector<int32_t> outputs) {
+  operators_.push_back({op::kCustom, std::move(inputs), std::move(outputs), {}, custom_code});
   return static_cast<int>(operators_.size() - 1);
 }
 
@@ -204,13 +212,15 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
   Builder b(1024);
 
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-  std::map<int32_t, uint32_t> code_index;
+  std::map<std::pair<int32_t, std::string>, uint32_t> code_index;
   for (const PendingOperator& o : operators_) {
-    if (code_index.count(o.opcode) != 0) continue;
-    code_index[o.opcode] = static_cast<uint32_t>(codes.size());
+    const auto key = std::make_pair(o.opcode, o.custom_code);
+    if (code_index.count(key) != 0) continue;
+    code_index[key] = static_cast<uint32_t>(codes.size());
     // Filled the way circle writers do: both slots, legacy byte saturated at 127.
     const auto legacy = static_cast<int8_t>(o.opcode < 127 ? o.opcode : 127);
-    codes.push_back(fb::CreateOperatorCode(b, legacy, 0, 1, o.opcode));
+    codes.push_back(fb::CreateOperatorCode(
+        b, legacy, o.custom_code.empty() ? 0 : b.CreateString(o.custom_code), 1, o.opcode));
   }
 
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
@@ -224,8 +234,9 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
   for (const PendingOperator& o : operators_) {
     OptionsOffset options;
     const fb::BuiltinOptions type = WriteOptions(b, o.opcode, o.options, &options);
-    operators.push_back(fb::CreateOperator(b, code_index[o.opcode], b.CreateVector(o.inputs),
-                                           b.CreateVector(o.outputs), type, options));
+    operators.push_back(fb::CreateOperator(b, code_index[std::make_pair(o.opcode, o.custom_code)],
+                                           b.CreateVector(o.inputs), b.CreateVector(o.outputs),
+                                           type, options));
   }
 
   auto subgraph = fb::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(inputs_),

@@ -54,8 +54,14 @@ const char* Mark(bool yes) {
 
 std::string OperatorTableMarkdown() {
   std::vector<int32_t> opcodes;
+  std::vector<const OpRegistration*> custom;
   for (size_t i = 0; i < RegisteredOperatorCount(); ++i) {
-    opcodes.push_back(RegisteredOperator(i).opcode);
+    const OpRegistration& registration = RegisteredOperator(i);
+    if (registration.custom_code != nullptr) {
+      custom.push_back(&registration);
+    } else {
+      opcodes.push_back(registration.opcode);
+    }
   }
   size_t onert_count = 0;
   const int32_t* onert = OnertForwardOpcodes(&onert_count);
@@ -79,6 +85,14 @@ std::string OperatorTableMarkdown() {
             Mark(HasOnertBackwardKernel(opcode)) + " | " + KeptForBackward(registration) + " |\n";
   }
 
+  // Custom operators after the builtins: onert-micro's lists hold builtin codes only.
+  for (const OpRegistration* registration : custom) {
+    ++forward;
+    rows += std::string("| CUSTOM '") + registration->custom_code + "' | yes | " +
+            Mark(registration->backward != nullptr) + " | yes | - | " +
+            KeptForBackward(registration) + " |\n";
+  }
+
   std::string text =
       "# Operators\n"
       "\n"
@@ -87,7 +101,7 @@ std::string OperatorTableMarkdown() {
       "`trainscope-cli operators --markdown > docs/operators.md` after adding a kernel.\n"
       "\n"
       "- **forward**, **backward**: the engine has a forward kernel / a backward kernel (gradient\n"
-      "  checked against finite differences) for the operator. Float32 tensors only; axes,\n"
+      "  checked against finite differences) for the operator. Float32 data; axes,\n"
       "  shapes and indices are INT32.\n"
       "- **onert-micro forward**: the operator is in onert-micro's float kernel list.\n"
       "- **onert-micro backward**: onert-micro has a train kernel for it\n"
@@ -95,9 +109,11 @@ std::string OperatorTableMarkdown() {
       "  operator fails on a board, and the engine warns about it.\n"
       "- **kept for backward**: the forward tensors the backward kernel reads, which the training\n"
       "  plans keep alive from the forward pass until the operator's backward step, and whether\n"
-      "  it needs scratch memory while its backward step runs. A forward-only operator keeps "
-      "nothing: it can only sit before\n"
-      "  the trained range, where the plans free its tensors as soon as the next operator ran.\n"
+      "  it needs scratch memory while that step runs. A forward-only operator keeps nothing: it\n"
+      "  can only sit before the trained range, where the plans free its tensors as soon as the\n"
+      "  next operator ran.\n"
+      "- BOOL and INT32 tensors flow between operators (comparisons, CAST, ARG_MAX, SELECT_V2);\n"
+      "  graph inputs and outputs are FLOAT32.\n"
       "\n";
   text += std::to_string(forward) + " operators run forward (" + std::to_string(backward) +
           " also backward); " + std::to_string(onert_covered) + " of onert-micro's " +

@@ -2,11 +2,15 @@
 //
 // Hand-computed forward cases for the forward-only padding and indexing ops: PADV2 (fill value),
 // MIRROR_PAD (REFLECT and SYMMETRIC, and their limits), FILL, GATHER_ND, SPACE_TO_BATCH_ND and
-// BATCH_TO_SPACE_ND (TFLite's documented 4x4 example, padding and cropping).
+// BATCH_TO_SPACE_ND (TFLite's documented 4x4 example, padding and cropping), and the custom
+// BroadcastTo.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
+
+#include "engine/model/model_builder.h"
 
 #include "tests/engine/kernels/kernel_harness.h"
 #include "tests/engine/kernels/op_models.h"
@@ -131,6 +135,35 @@ TEST(BatchToSpaceNd, ABlockThatDoesNotRelateTheShapesIsRefused) {
              {{0, 1, 2, 3}})
           .message(),
       HasSubstr("does not relate the spatial shape [1, 4, 1] to the batched shape [2, 2, 1]"));
+}
+
+ModelBuilder BroadcastToModel(std::vector<int32_t> in, std::vector<int32_t> shape,
+                              std::vector<int32_t> out, const std::string& custom_code) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", std::move(in));
+  const auto rank = static_cast<int32_t>(shape.size());
+  const int target = b.AddConstantInt32("shape", {rank}, shape);
+  const int y = b.AddTensor("y", std::move(out));
+  b.AddCustomOperator(custom_code, {x, target}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  return b;
+}
+
+TEST(BroadcastTo, RepeatsRowsAndColumnsTheNumpyWay) {
+  EXPECT_THAT(RunSingleOutput(BroadcastToModel({3}, {2, 3}, {2, 3}, "BroadcastTo"), {{1, 2, 3}}),
+              ElementsAre(1.0f, 2.0f, 3.0f, 1.0f, 2.0f, 3.0f));
+  EXPECT_THAT(RunSingleOutput(BroadcastToModel({2, 1}, {2, 3}, {2, 3}, "BroadcastTo"), {{1, 2}}),
+              ElementsAre(1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f));
+}
+
+TEST(BroadcastTo, AShapeOperandThatDisagreesAndOtherCustomCodesAreRefused) {
+  EXPECT_THAT(TryRun(BroadcastToModel({3}, {3, 3}, {2, 3}, "BroadcastTo"), {{1, 2, 3}}).message(),
+              HasSubstr("shape[0] is 3 but the graph's output has 2 there"));
+  EXPECT_THAT(TryRun(BroadcastToModel({2}, {2, 3}, {2, 3}, "BroadcastTo"), {{1, 2}}).message(),
+              HasSubstr("input shape [2] does not broadcast to the output's [2, 3]"));
+  EXPECT_STREQ(TryRun(BroadcastToModel({3}, {2, 3}, {2, 3}, "Tile"), {{1, 2, 3}}).message(),
+               "unsupported operator CUSTOM 'Tile' at index 0");
 }
 
 }  // namespace

@@ -16,14 +16,14 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   const OpCheck check(subgraph, op, op_index);
   TS_RETURN_IF_ERROR(check.ExpectArity(1, 1, 1));
   TS_RETURN_IF_ERROR(check.ExpectInputRank(0, 4));
-  const int32_t b = op.options.block_size;
+  const int b = op.options.block_size;
   const Dims in = check.InputDims(0);
   if (b < 1) return check.Error("block_size is %d; it must be at least 1", b);
   if (in.d[3] % (int64_t{b} * b) != 0) {
     return check.Error("depth %d must be a multiple of block_size squared (%d x %d)",
                        static_cast<int>(in.d[3]), b, b);
   }
-  // The division first: height * b could overflow int32 for a hostile block size.
+  // In 64 bits: height * b overflows int32 for a hostile block size.
   const int64_t height = int64_t{in.d[1]} * b;
   const int64_t width = int64_t{in.d[2]} * b;
   Dims expected = in;

@@ -15,91 +15,32 @@ constexpr size_t kMaxKernelElements = size_t{1} << 30;
 
 using RegistrationGetter = const OpRegistration& (*)();
 
+// Operators with a backward kernel; the forward-only ones are in forward_only_kernels.cpp.
 constexpr RegistrationGetter kRegistrations[] = {
-    RegistrationAbs,
     RegistrationAdd,
-    RegistrationAddN,
-    RegistrationArgMax,
-    RegistrationArgMin,
     RegistrationAveragePool2D,
-    RegistrationBatchToSpaceNd,
-    RegistrationBroadcastTo,
-    RegistrationCast,
-    RegistrationCeil,
     RegistrationConcatenation,
     RegistrationConv2D,
-    RegistrationCos,
-    RegistrationCumsum,
-    RegistrationDepthToSpace,
     RegistrationDepthwiseConv2D,
-    RegistrationDiv,
-    RegistrationElu,
-    RegistrationEqual,
     RegistrationExp,
     RegistrationExpandDims,
-    RegistrationFill,
-    RegistrationFloor,
-    RegistrationFloorDiv,
-    RegistrationFloorMod,
     RegistrationFullyConnected,
     RegistrationGather,
-    RegistrationGatherNd,
-    RegistrationGelu,
-    RegistrationGreater,
-    RegistrationGreaterEqual,
-    RegistrationHardSwish,
-    RegistrationL2Normalization,
     RegistrationLeakyRelu,
-    RegistrationLess,
-    RegistrationLessEqual,
-    RegistrationLog,
-    RegistrationLogicalAnd,
-    RegistrationLogicalNot,
-    RegistrationLogicalOr,
     RegistrationLogistic,
-    RegistrationLogSoftmax,
-    RegistrationMaximum,
     RegistrationMaxPool2D,
     RegistrationMean,
-    RegistrationMinimum,
-    RegistrationMirrorPad,
     RegistrationMul,
-    RegistrationNeg,
-    RegistrationNotEqual,
-    RegistrationPack,
     RegistrationPad,
-    RegistrationPadV2,
-    RegistrationPrelu,
-    RegistrationReduceMax,
-    RegistrationReduceMin,
-    RegistrationReduceProd,
     RegistrationRelu,
     RegistrationRelu6,
     RegistrationReshape,
-    RegistrationResizeBilinear,
-    RegistrationResizeNearestNeighbor,
-    RegistrationRound,
-    RegistrationRsqrt,
-    RegistrationSelectV2,
-    RegistrationSin,
-    RegistrationSlice,
     RegistrationSoftmax,
-    RegistrationSpaceToBatchNd,
-    RegistrationSpaceToDepth,
-    RegistrationSplit,
-    RegistrationSplitV,
-    RegistrationSqrt,
-    RegistrationSquare,
-    RegistrationSquaredDifference,
     RegistrationSqueeze,
     RegistrationStridedSlice,
     RegistrationSub,
-    RegistrationSum,
     RegistrationTanh,
     RegistrationTranspose,
-    RegistrationTransposeConv,
-    RegistrationUnpack,
-    RegistrationZerosLike,
 };
 
 bool IsInt32Operand(const OpRegistration& registration, size_t input) {
@@ -148,11 +89,17 @@ Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand, boo
   return Status::Ok();
 }
 
-// Tensors of other types may flow between operators, but samples come and go as float32.
+// Tensors of other types may flow between operators, but samples come and go as float32, and a
+// sample of no elements has nowhere to go.
 Status CheckGraphBoundary(const Subgraph& subgraph) {
   for (const std::vector<int32_t>* list : {&subgraph.inputs, &subgraph.outputs}) {
     for (int32_t index : *list) {
       const Tensor& tensor = subgraph.tensors[index];
+      if (tensor.element_count() == 0) {
+        return Status::Error(StatusCode::kUnsupported, "graph %s tensor %d '%s' has no elements",
+                             list == &subgraph.inputs ? "input" : "output", static_cast<int>(index),
+                             tensor.name.c_str());
+      }
       if (tensor.type == ElementType::kFloat32) continue;
       return Status::Error(StatusCode::kUnsupported,
                            "graph %s tensor %d '%s' is %s; graph inputs and outputs must be "
@@ -167,19 +114,20 @@ Status CheckGraphBoundary(const Subgraph& subgraph) {
 }  // namespace
 
 const OpRegistration* FindRegistration(int32_t opcode) {
-  for (RegistrationGetter get : kRegistrations) {
-    const OpRegistration& registration = get();
+  for (size_t i = 0; i < RegisteredOperatorCount(); ++i) {
+    const OpRegistration& registration = RegisteredOperator(i);
     if (registration.opcode == opcode) return &registration;
   }
   return nullptr;
 }
 
 size_t RegisteredOperatorCount() {
-  return std::size(kRegistrations);
+  return std::size(kRegistrations) + ForwardOnlyRegistrationCount();
 }
 
 const OpRegistration& RegisteredOperator(size_t index) {
-  return kRegistrations[index]();
+  const size_t trained = std::size(kRegistrations);
+  return index < trained ? kRegistrations[index]() : ForwardOnlyRegistration(index - trained);
 }
 
 Status CheckRunnable(const Subgraph& subgraph) {

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// One registration function per kernel file (internal to engine/kernels); kernel.cpp lists them.
-// Adding an op = one new file defining its function here and one line in kernel.cpp.
+// One registration function per kernel file (internal to engine/kernels). kernel.cpp lists the
+// operators with a backward kernel, forward_only_kernels.cpp the forward-only ones. Adding an op =
+// one new file defining its function here and one line in one of those lists.
 #pragma once
+
+#include <cstddef>
 
 #include "engine/kernels/kernel.h"
 
 namespace trainscope {
+
+// The forward-only registrations, none when TRAINSCOPE_FORWARD_ONLY_KERNELS is OFF.
+size_t ForwardOnlyRegistrationCount();
+const OpRegistration& ForwardOnlyRegistration(size_t index);
 
 const OpRegistration& RegistrationAbs();
 const OpRegistration& RegistrationAdd();

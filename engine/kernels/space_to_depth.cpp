@@ -14,7 +14,7 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
   const OpCheck check(subgraph, op, op_index);
   TS_RETURN_IF_ERROR(check.ExpectArity(1, 1, 1));
   TS_RETURN_IF_ERROR(check.ExpectInputRank(0, 4));
-  const int32_t b = op.options.block_size;
+  const int b = op.options.block_size;
   const Dims in = check.InputDims(0);
   if (b < 1) return check.Error("block_size is %d; it must be at least 1", b);
   if (in.d[1] % b != 0 || in.d[2] % b != 0) {

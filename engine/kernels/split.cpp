@@ -12,7 +12,7 @@ namespace {
 
 Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) {
   const OpCheck check(subgraph, op, op_index);
-  const int32_t parts = op.options.num_splits;
+  const int parts = op.options.num_splits;
   if (parts < 1) return check.Error("num_splits is %d; it must be at least 1", parts);
   TS_RETURN_IF_ERROR(check.ExpectArity(2, 2, 2, static_cast<size_t>(parts)));
   if (check.Input(0).element_count() != 1) {
@@ -32,7 +32,7 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
 
 Status Eval(const KernelIo& io) {
   const Dims in = DimsOf(InputTensor(io, 1));
-  const int32_t parts = io.op->options.num_splits;
+  const int parts = io.op->options.num_splits;
   int axis = 0;
   if (!NormalizeAxis(InputInts(io, 0)[0], in.rank, &axis)) {
     return KernelError(io.op_index, *io.op, "axis %d is out of range for rank %d",

@@ -16,7 +16,7 @@ constexpr size_t kMaxSplitParts = 64;
 
 Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) {
   const OpCheck check(subgraph, op, op_index);
-  const int32_t parts = op.options.num_splits;
+  const int parts = op.options.num_splits;
   if (parts < 1 || static_cast<size_t>(parts) > kMaxSplitParts) {
     return check.Error("num_splits is %d; it must be 1 to %zu", parts, kMaxSplitParts);
   }

@@ -10,7 +10,7 @@ namespace {
 
 Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) {
   const OpCheck check(subgraph, op, op_index);
-  const int32_t num = op.options.values_count;
+  const int num = op.options.values_count;
   if (num < 1) return check.Error("num is %d; it must be at least 1", num);
   TS_RETURN_IF_ERROR(check.ExpectArity(1, 1, 1, static_cast<size_t>(num)));
   const Dims in = check.InputDims(0);

@@ -193,5 +193,19 @@ TEST(GraphBoundary, NonFloatGraphOutputsAreRefusedWithTheirType) {
                         "FLOAT32"));
 }
 
+TEST(GraphBoundary, AGraphInputWithoutElementsIsRefused) {
+  // The input feeds no operator, so no operand check sees it; the executors would copy a sample
+  // of zero elements into a buffer they never allocated.
+  ModelBuilder b;
+  const int unused = b.AddTensor("unused", {0, 3});
+  const int x = b.AddTensor("x", {2});
+  const int y = b.AddTensor("y", {2});
+  b.AddOperator(op::kAbs, {x}, {y});
+  b.SetInputs({unused, x});
+  b.SetOutputs({y});
+  EXPECT_THAT(TryRun(b, {{}, {1, 2}}).message(),
+              HasSubstr("graph input tensor 0 'unused' has no elements"));
+}
+
 }  // namespace
 }  // namespace trainscope

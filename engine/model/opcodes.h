@@ -39,7 +39,8 @@ enum : int32_t {
   kStridedSlice = 45,
   kExpandDims = 70,
   kLeakyRelu = 98,
-  // Forward-only operators of onert-micro's float set.
+  // Forward-only operators of onert-micro's float set (and UNIDIRECTIONAL_SEQUENCE_LSTM, which has
+  // no kernel yet).
   kAbs = 101,
   kAddN = 106,
   kCeil = 104,
@@ -77,7 +78,6 @@ enum : int32_t {
   kSum = 74,
   kUnpack = 88,
   kZerosLike = 93,
-  // onert-micro float operators without a kernel here yet.
   kArgMax = 56,
   kArgMin = 79,
   kBatchToSpaceNd = 37,

@@ -166,5 +166,20 @@ TEST(BroadcastTo, AShapeOperandThatDisagreesAndOtherCustomCodesAreRefused) {
                "unsupported operator CUSTOM 'Tile' at index 0");
 }
 
+TEST(BatchToSpaceNd, UndoesSpaceToBatchNdWithCropsEqualToThePaddings) {
+  // x [2, 3, 5, 2] padded to 4 x 6, blocks 2 x 3 -> [12, 2, 2, 2] and back.
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {2, 3, 5, 2});
+  const int block = b.AddConstantInt32("block", {2}, {2, 3});
+  const int pads = b.AddConstantInt32("pads", {2, 2}, {1, 0, 0, 1});
+  const int batched = b.AddTensor("batched", {12, 2, 2, 2});
+  b.AddOperator(op::kSpaceToBatchNd, {x, block, pads}, {batched});
+  const int y = b.AddTensor("y", {2, 3, 5, 2});
+  b.AddOperator(op::kBatchToSpaceNd, {batched, block, pads}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  EXPECT_THAT(RunSingleOutput(b, {Iota(60, 1.0f)}), ElementsAreArray(Iota(60, 1.0f)));
+}
+
 }  // namespace
 }  // namespace trainscope

@@ -39,9 +39,18 @@ int RunRun(const QStringList& arguments) {
                 2);
   }
   if (static_cast<size_t>(output_files.size()) != main.outputs.size()) {
-    return Fail(QStringLiteral("the model has %1 output(s); %2 --output file(s) given")
+    QStringList names;
+    for (int32_t output : main.outputs) {
+      names << QLatin1Char('\'') + QString::fromStdString(main.tensors[output].name) +
+                   QLatin1Char('\'');
+    }
+    return Fail(QStringLiteral("the model has %1 output%2 (%3); %4 --output file%5 given: give "
+                               "--output once per model output, in that order")
                     .arg(main.outputs.size())
-                    .arg(output_files.size()),
+                    .arg(main.outputs.size() == 1 ? QString() : QStringLiteral("s"))
+                    .arg(names.join(QStringLiteral(", ")))
+                    .arg(output_files.size())
+                    .arg(output_files.size() == 1 ? QString() : QStringLiteral("s")),
                 2);
   }
   Interpreter interpreter;

@@ -25,6 +25,7 @@ constexpr char kUsage[] =
     "  report MODEL --format F -o FILE [...]     memory report: json, csv, html, pdf, mondrian,\n"
     "                                            chrome-trace\n"
     "  fit MODEL --budget BYTES [...]            the most parameters that train within a budget\n"
+    "  operators [--markdown]                    the operators the engine and onert-micro run\n"
     "\n"
     "trainscope-cli <command> --help shows the options of a command.\n";
 
@@ -54,6 +55,7 @@ int main(int argc, char* argv[]) {
   if (command == QLatin1String("trace")) return trainscope::cli::RunTrace(arguments);
   if (command == QLatin1String("report")) return trainscope::cli::RunReport(arguments);
   if (command == QLatin1String("fit")) return trainscope::cli::RunFit(arguments);
+  if (command == QLatin1String("operators")) return trainscope::cli::RunOperators(arguments);
   return trainscope::cli::Fail(
       QStringLiteral("unknown command '%1' (see trainscope-cli --help)").arg(command), 2);
 }

@@ -2,10 +2,8 @@
 #include "engine/kernels/broadcast.h"
 
 namespace trainscope {
-namespace {
 
-// Element strides of `operand` along each output dimension, 0 where it repeats.
-void Strides(const Dims& operand, const Dims& out, int* strides) {
+void BroadcastStrides(const Dims& operand, const Dims& out, int* strides) {
   int stride = 1;
   for (int i = out.rank - 1; i >= 0; --i) {
     const int j = i - (out.rank - operand.rank);
@@ -17,8 +15,6 @@ void Strides(const Dims& operand, const Dims& out, int* strides) {
     stride *= operand.d[j];
   }
 }
-
-}  // namespace
 
 bool PlanBroadcast(const Dims& a, const Dims& b, BroadcastPlan* plan) {
   *plan = BroadcastPlan();
@@ -32,8 +28,8 @@ bool PlanBroadcast(const Dims& a, const Dims& b, BroadcastPlan* plan) {
     plan->out.d[i] = da == 1 ? db : da;
   }
   plan->same_shape = a == b;
-  Strides(a, plan->out, plan->stride_a);
-  Strides(b, plan->out, plan->stride_b);
+  BroadcastStrides(a, plan->out, plan->stride_a);
+  BroadcastStrides(b, plan->out, plan->stride_b);
   return true;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// Numpy broadcasting for the binary element-wise ops (ADD, SUB, MUL): shapes are aligned at
+// Numpy broadcasting for the binary element-wise ops (ADD, SUB, MUL and the forward-only DIV,
+// MAXIMUM, MINIMUM, SQUARED_DIFFERENCE, FLOOR_DIV, FLOOR_MOD, PRELU): shapes are aligned at
 // their last dimension and a size-1 (or missing) dimension repeats along the other operand's.
 // A BroadcastPlan is plain data on the stack; ForEachBroadcast visits every output element with
 // the flat indices of the two operand elements it combines, without allocating.
@@ -27,6 +28,9 @@ struct BroadcastPlan {
 };
 
 bool PlanBroadcast(const Dims& a, const Dims& b, BroadcastPlan* plan);
+// Element strides of `operand` along each dimension of the broadcast shape `out`, 0 where it
+// repeats (for ops with more than two broadcast operands, SELECT_V2).
+void BroadcastStrides(const Dims& operand, const Dims& out, int* strides);
 
 template <typename Visit>
 void ForEachBroadcast(const BroadcastPlan& plan, Visit&& visit) {
@@ -60,7 +64,7 @@ BroadcastPlan BinaryPlanOf(const Io& io) {
   return plan;
 }
 
-// Prepare of ADD, SUB and MUL: two inputs that broadcast to the output's shape, a supported
+// Prepare of the binary ops: two inputs that broadcast to the output's shape, a supported
 // fused activation.
 Status PrepareBinary(const Subgraph& subgraph, const Operator& op, uint32_t op_index);
 
@@ -80,7 +84,24 @@ constexpr OpRegistration BinaryRegistration(int32_t opcode, EvalFn eval, Backwar
           /*half_rank=*/false};
 }
 
-// Eval of ADD, SUB and MUL: y = act(combine(a, b)) for every output element.
+// The registration of a forward-only binary op (DIV, MAXIMUM, PRELU, ...): PrepareBinary, no
+// backward kernel and nothing kept for one.
+constexpr OpRegistration ForwardBinaryRegistration(int32_t opcode, EvalFn eval) {
+  return {opcode,
+          PrepareBinary,
+          eval,
+          /*backward=*/nullptr,
+          nullptr,
+          /*int32_inputs=*/0,
+          /*backward_reads_inputs=*/0,
+          OutputUse::kNever,
+          /*weights_input=*/-1,
+          /*bias_input=*/-1,
+          /*half_rank=*/false};
+}
+
+// Eval of the binary ops: y = act(combine(a, b)) for every output element (ops without a
+// fused-activation option read kNone).
 template <typename Combine>
 Status EvalBinary(const KernelIo& io, Combine combine) {
   const BroadcastPlan plan = BinaryPlanOf(io);

@@ -283,6 +283,8 @@ const OpRegistration& RegistrationGru() {
       /*weights_input=*/kInputWeights,
       /*bias_input=*/kInputBias,
       /*half_rank=*/false,
+      /*prepare_checks_types=*/false,
+      /*custom_code=*/nullptr,
       /*more_weight_inputs=*/(1u << kHiddenWeights) | (1u << kState),
       /*more_bias_inputs=*/1u << kHiddenBias};
   return kRegistration;

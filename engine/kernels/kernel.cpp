@@ -2,6 +2,7 @@
 #include "engine/kernels/kernel.h"
 
 #include <cstdio>
+#include <iterator>
 
 #include "engine/kernels/kernel_util.h"
 #include "engine/kernels/registrations.h"
@@ -14,6 +15,7 @@ constexpr size_t kMaxKernelElements = size_t{1} << 30;
 
 using RegistrationGetter = const OpRegistration& (*)();
 
+// Operators with a backward kernel; the forward-only ones are in forward_only_kernels.cpp.
 constexpr RegistrationGetter kRegistrations[] = {
     RegistrationAdd,
     RegistrationAveragePool2D,
@@ -58,10 +60,10 @@ void DescribeOperator(const Operator& op, char* out, size_t size) {
 }
 
 // Types, rank and size of one tensor the op reads or writes.
-Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand) {
+Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand, bool own_types) {
   const Tensor& tensor = check.subgraph().tensors[index];
   const ElementType expected = int32_operand ? ElementType::kInt32 : ElementType::kFloat32;
-  if (tensor.type != expected) {
+  if (!own_types && tensor.type != expected) {
     if (int32_operand) {
       return check.Unsupported("tensor %d '%s' is %s; this operand must be INT32",
                                static_cast<int>(index), tensor.name.c_str(),
@@ -88,14 +90,45 @@ Status CheckOperand(const OpCheck& check, int32_t index, bool int32_operand) {
   return Status::Ok();
 }
 
+// Tensors of other types may flow between operators, but samples come and go as float32, and a
+// sample of no elements has nowhere to go.
+Status CheckGraphBoundary(const Subgraph& subgraph) {
+  for (const std::vector<int32_t>* list : {&subgraph.inputs, &subgraph.outputs}) {
+    for (int32_t index : *list) {
+      const Tensor& tensor = subgraph.tensors[index];
+      if (tensor.element_count() == 0) {
+        return Status::Error(StatusCode::kUnsupported, "graph %s tensor %d '%s' has no elements",
+                             list == &subgraph.inputs ? "input" : "output", static_cast<int>(index),
+                             tensor.name.c_str());
+      }
+      if (tensor.type == ElementType::kFloat32) continue;
+      return Status::Error(StatusCode::kUnsupported,
+                           "graph %s tensor %d '%s' is %s; graph inputs and outputs must be "
+                           "FLOAT32",
+                           list == &subgraph.inputs ? "input" : "output", static_cast<int>(index),
+                           tensor.name.c_str(), ElementTypeName(tensor.type));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 const OpRegistration* FindRegistration(int32_t opcode) {
-  for (RegistrationGetter get : kRegistrations) {
-    const OpRegistration& registration = get();
+  for (size_t i = 0; i < RegisteredOperatorCount(); ++i) {
+    const OpRegistration& registration = RegisteredOperator(i);
     if (registration.opcode == opcode) return &registration;
   }
   return nullptr;
+}
+
+size_t RegisteredOperatorCount() {
+  return std::size(kRegistrations) + ForwardOnlyRegistrationCount();
+}
+
+const OpRegistration& RegisteredOperator(size_t index) {
+  const size_t trained = std::size(kRegistrations);
+  return index < trained ? kRegistrations[index]() : ForwardOnlyRegistration(index - trained);
 }
 
 Status CheckRunnable(const Subgraph& subgraph) {
@@ -104,6 +137,10 @@ Status CheckRunnable(const Subgraph& subgraph) {
     const Operator& op = subgraph.operators[k];
     const auto op_index = static_cast<uint32_t>(k);
     const OpRegistration* registration = FindRegistration(op.opcode);
+    if (registration != nullptr && registration->custom_code != nullptr &&
+        op.custom_code != registration->custom_code) {
+      registration = nullptr;
+    }
     if (registration == nullptr) {
       char name[96];
       DescribeOperator(op, name, sizeof(name));
@@ -111,14 +148,18 @@ Status CheckRunnable(const Subgraph& subgraph) {
                            k);
     }
     const OpCheck check(subgraph, op, op_index);
+    const bool own_types = registration->prepare_checks_types;
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       if (op.inputs[i] < 0) continue;
-      TS_RETURN_IF_ERROR(CheckOperand(check, op.inputs[i], IsInt32Operand(*registration, i)));
+      TS_RETURN_IF_ERROR(
+          CheckOperand(check, op.inputs[i], IsInt32Operand(*registration, i), own_types));
     }
-    for (int32_t output : op.outputs) TS_RETURN_IF_ERROR(CheckOperand(check, output, false));
+    for (int32_t output : op.outputs) {
+      TS_RETURN_IF_ERROR(CheckOperand(check, output, false, own_types));
+    }
     TS_RETURN_IF_ERROR(registration->prepare(subgraph, op, op_index));
   }
-  return Status::Ok();
+  return CheckGraphBoundary(subgraph);
 }
 
 BackwardNeeds BackwardNeedsOf(const Operator& op) {

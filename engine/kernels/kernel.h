@@ -88,6 +88,11 @@ struct OpRegistration {
   int8_t weights_input = -1;  // input position of trainable weights, -1 if none
   int8_t bias_input = -1;     // input position of the trainable bias, -1 if none
   bool half_rank = false;     // kUpperHalf / kLowerHalf give a compact weight gradient
+  // Operands of other element types (BOOL results of comparisons, CAST, INT32 indices of
+  // ARG_MAX): CheckRunnable leaves every element-type check of the op to its Prepare.
+  bool prepare_checks_types = false;
+  // For op::kCustom: the custom_code this kernel implements; other custom ops stay unsupported.
+  const char* custom_code = nullptr;
   // Trainable inputs beyond weights_input and bias_input, bit i = input i (GRU's hidden-state
   // weights and bias, and its initial state when that is a constant). Their gradients are always
   // full: weights train with every rank but ONLY_BIAS, biases with every rank.
@@ -97,10 +102,15 @@ struct OpRegistration {
 
 // nullptr when the opcode has no kernel.
 const OpRegistration* FindRegistration(int32_t opcode);
+// Every registration, index 0 .. RegisteredOperatorCount() - 1 (what docs/operators.md lists).
+size_t RegisteredOperatorCount();
+const OpRegistration& RegisteredOperator(size_t index);
 
 // Every op has a registration, every tensor an op touches is FLOAT32 (INT32 for shape, axis and
-// index operands) with at most kMaxKernelRank dimensions and at least one element, and the
-// Prepare of every op passes. Errors name the op and tensor:
+// index operands; BOOL or INT32 where a prepare_checks_types op says so) with at most
+// kMaxKernelRank dimensions and at least one element, graph inputs and outputs are FLOAT32 (the
+// executors exchange float32 samples), and the Prepare of every op passes. Errors name the op and
+// tensor:
 //   "unsupported operator SVDF at index 4"
 //   "operator 3 (CONV_2D): tensor 5 'w' is INT8; only FLOAT32 models can run"
 inline constexpr int kMaxKernelRank = 6;

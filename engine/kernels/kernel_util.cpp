@@ -97,6 +97,11 @@ Status OpCheck::Unsupported(const char* format, ...) const {
 }
 
 Status OpCheck::ExpectArity(size_t min_inputs, size_t max_inputs, size_t required) const {
+  return ExpectArity(min_inputs, max_inputs, required, 1);
+}
+
+Status OpCheck::ExpectArity(size_t min_inputs, size_t max_inputs, size_t required,
+                            size_t outputs) const {
   if (op_.inputs.size() < min_inputs || op_.inputs.size() > max_inputs) {
     if (min_inputs == max_inputs) {
       return Error("has %zu inputs, expected %zu", op_.inputs.size(), min_inputs);
@@ -106,8 +111,21 @@ Status OpCheck::ExpectArity(size_t min_inputs, size_t max_inputs, size_t require
   for (size_t i = 0; i < required; ++i) {
     if (op_.inputs[i] < 0) return Error("required input %zu is absent", i);
   }
-  if (op_.outputs.size() != 1) return Error("has %zu outputs, expected 1", op_.outputs.size());
+  if (op_.outputs.size() != outputs) {
+    return Error("has %zu outputs, expected %zu", op_.outputs.size(), outputs);
+  }
   return Status::Ok();
+}
+
+Status OpCheck::ExpectOutputDimsAt(size_t k, const Dims& expected, const char* why) const {
+  const Dims actual = DimsOf(OutputAt(k));
+  if (actual == expected) return Status::Ok();
+  char have[96];
+  char want[96];
+  FormatDims(actual, have, sizeof(have));
+  FormatDims(expected, want, sizeof(want));
+  return Error("output %zu (tensor %d '%s') has shape %s, expected %s (%s)", k,
+               static_cast<int>(op_.outputs[k]), OutputAt(k).name.c_str(), have, want, why);
 }
 
 Status OpCheck::ExpectOutputDims(const Dims& expected, const char* why) const {
@@ -128,6 +146,22 @@ Status OpCheck::ExpectInputRank(size_t i, int rank) const {
   FormatDims(DimsOf(tensor), have, sizeof(have));
   return Error("input %zu (tensor %d '%s') has shape %s, expected rank %d", i,
                static_cast<int>(op_.inputs[i]), tensor.name.c_str(), have, rank);
+}
+
+Status OpCheck::ExpectInputType(size_t i, ElementType type) const {
+  const Tensor& tensor = Input(i);
+  if (tensor.type == type) return Status::Ok();
+  return Unsupported("input %zu (tensor %d '%s') is %s; expected %s", i,
+                     static_cast<int>(op_.inputs[i]), tensor.name.c_str(),
+                     ElementTypeName(tensor.type), ElementTypeName(type));
+}
+
+Status OpCheck::ExpectOutputType(size_t k, ElementType type) const {
+  const Tensor& tensor = OutputAt(k);
+  if (tensor.type == type) return Status::Ok();
+  return Unsupported("output %zu (tensor %d '%s') is %s; expected %s", k,
+                     static_cast<int>(op_.outputs[k]), tensor.name.c_str(),
+                     ElementTypeName(tensor.type), ElementTypeName(type));
 }
 
 Status OpCheck::ExpectSupportedActivation() const {
@@ -300,6 +334,41 @@ void RowMajorStrides(const Dims& dims, int* strides) {
   for (int d = dims.rank - 1; d >= 0; --d) {
     strides[d] = stride;
     stride *= dims.d[d];
+  }
+}
+
+namespace {
+
+// Elements before and after `axis`: the slab is `outer` runs of size * inner elements.
+void SlabGeometry(const Dims& dims, int axis, size_t* outer, size_t* inner) {
+  *outer = 1;
+  *inner = 1;
+  for (int d = 0; d < axis; ++d) *outer *= static_cast<size_t>(dims.d[d]);
+  for (int d = axis + 1; d < dims.rank; ++d) *inner *= static_cast<size_t>(dims.d[d]);
+}
+
+}  // namespace
+
+void CopySlabOut(const Dims& dims, int axis, int offset, int size, const float* whole,
+                 float* slab) {
+  size_t outer = 0;
+  size_t inner = 0;
+  SlabGeometry(dims, axis, &outer, &inner);
+  const size_t run = static_cast<size_t>(size) * inner;
+  for (size_t o = 0; o < outer; ++o) {
+    const float* from = whole + (o * static_cast<size_t>(dims.d[axis]) + offset) * inner;
+    std::memcpy(slab + o * run, from, run * sizeof(float));
+  }
+}
+
+void CopySlabIn(const Dims& dims, int axis, int offset, int size, const float* slab, float* whole) {
+  size_t outer = 0;
+  size_t inner = 0;
+  SlabGeometry(dims, axis, &outer, &inner);
+  const size_t run = static_cast<size_t>(size) * inner;
+  for (size_t o = 0; o < outer; ++o) {
+    float* to = whole + (o * static_cast<size_t>(dims.d[axis]) + offset) * inner;
+    std::memcpy(to, slab + o * run, run * sizeof(float));
   }
 }
 

@@ -40,15 +40,23 @@ class OpCheck {
 
   // Exactly one output; between min and max inputs, the first `required` of them present.
   Status ExpectArity(size_t min_inputs, size_t max_inputs, size_t required) const;
+  // The same with `outputs` outputs (SPLIT, UNPACK, ...).
+  Status ExpectArity(size_t min_inputs, size_t max_inputs, size_t required, size_t outputs) const;
   bool HasInput(size_t i) const { return i < op_.inputs.size() && op_.inputs[i] >= 0; }
   const Tensor& Input(size_t i) const { return subgraph_.tensors[op_.inputs[i]]; }
   const Tensor& Output() const { return subgraph_.tensors[op_.outputs[0]]; }
   Dims InputDims(size_t i) const { return DimsOf(Input(i)); }
   Dims OutputDims() const { return DimsOf(Output()); }
+  const Tensor& OutputAt(size_t k) const { return subgraph_.tensors[op_.outputs[k]]; }
 
   // "output tensor 7 'y' has shape [1, 3], expected [1, 2] (why)".
   Status ExpectOutputDims(const Dims& expected, const char* why) const;
+  Status ExpectOutputDimsAt(size_t k, const Dims& expected, const char* why) const;
   Status ExpectInputRank(size_t i, int rank) const;
+  // Element types, for ops whose registration sets prepare_checks_types:
+  // "input 0 (tensor 5 'x') is INT8; expected FLOAT32".
+  Status ExpectInputType(size_t i, ElementType type) const;
+  Status ExpectOutputType(size_t k, ElementType type) const;
   // Fused activations the kernels implement (NONE, RELU, RELU_N1_TO_1, RELU6, TANH).
   Status ExpectSupportedActivation() const;
 
@@ -97,6 +105,24 @@ const float* OutputFloats(const Io& io) {
 }
 inline float* MutableOutputFloats(const KernelIo& io) {
   return static_cast<float*>(io.tensor_data[io.op->outputs[0]]);
+}
+// BOOL tensors hold one byte (0 or 1) per element; INT32 outputs (ARG_MAX, CAST).
+template <typename Io>
+const uint8_t* InputBools(const Io& io, size_t i) {
+  return static_cast<const uint8_t*>(io.tensor_data[io.op->inputs[i]]);
+}
+inline uint8_t* MutableOutputBools(const KernelIo& io) {
+  return static_cast<uint8_t*>(io.tensor_data[io.op->outputs[0]]);
+}
+inline int32_t* MutableOutputInts(const KernelIo& io) {
+  return static_cast<int32_t*>(io.tensor_data[io.op->outputs[0]]);
+}
+// Output k of an op with several outputs.
+inline const Tensor& OutputTensorAt(const KernelIo& io, size_t k) {
+  return io.subgraph->tensors[io.op->outputs[k]];
+}
+inline float* MutableOutputFloatsAt(const KernelIo& io, size_t k) {
+  return static_cast<float*>(io.tensor_data[io.op->outputs[k]]);
 }
 
 // dL/d(input i) to accumulate into, or nullptr when it is not wanted (last layer, absent input,
@@ -148,6 +174,11 @@ void ForEachIndex(const Dims& dims, const int* strides, int base, Visit&& visit)
     }
   }
 }
+
+// Slabs along one axis (SPLIT, SPLIT_V, UNPACK, PACK): `whole` has shape `dims`, the slab covers
+// indices [offset, offset + size) of dimension `axis` and is stored densely in `slab`.
+void CopySlabOut(const Dims& dims, int axis, int offset, int size, const float* whole, float* slab);
+void CopySlabIn(const Dims& dims, int axis, int offset, int size, const float* slab, float* whole);
 
 // Normalises a possibly negative axis; false when out of [-rank, rank).
 bool NormalizeAxis(int32_t axis, int rank, int* out);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The shared skeleton of the unary element-wise ops (EXP, TANH, LOGISTIC, RELU, RELU6,
-// LEAKY_RELU): one input and one output of the same shape, a forward map applied to every
-// element, and a backward pass that accumulates into dX from dY and one saved forward tensor.
-// Each op file keeps its own math (the per-element function and its derivative) and its own
-// registration; these templates only walk the elements, in index order.
+// LEAKY_RELU, and the forward-only ABS, NEG, SQRT, LOG, ...): one input and one output of the same
+// shape, a forward map applied to every element, and a backward pass that accumulates into dX from
+// dY and one saved forward tensor. Each op file keeps its own math (the per-element function and
+// its derivative) and its own registration; these templates only walk the elements, in index order.
 //
 //   Status Eval(const KernelIo& io) {
 //     return EvalElementwise(io, [](float x) { return std::exp(x); });
@@ -45,6 +45,22 @@ constexpr OpRegistration ElementwiseRegistration(int32_t opcode, EvalFn eval, Ba
           /*int32_inputs=*/0,
           /*backward_reads_inputs=*/saved == SavedForward::kInput ? 1u << 0 : 0u,
           saved == SavedForward::kOutput ? OutputUse::kAlways : OutputUse::kNever,
+          /*weights_input=*/-1,
+          /*bias_input=*/-1,
+          /*half_rank=*/false};
+}
+
+// The registration of a unary element-wise op that runs forward only (no backward kernel, so
+// nothing is kept for a backward pass).
+constexpr OpRegistration ForwardElementwiseRegistration(int32_t opcode, EvalFn eval) {
+  return {opcode,
+          PrepareElementwise,
+          eval,
+          /*backward=*/nullptr,
+          nullptr,
+          /*int32_inputs=*/0,
+          /*backward_reads_inputs=*/0,
+          OutputUse::kNever,
           /*weights_input=*/-1,
           /*bias_input=*/-1,
           /*half_rank=*/false};

@@ -43,7 +43,10 @@ bool OpOptions::operator==(const OpOptions& o) const {
          new_shape == o.new_shape && squeeze_dims == o.squeeze_dims && begin_mask == o.begin_mask &&
          end_mask == o.end_mask && ellipsis_mask == o.ellipsis_mask &&
          new_axis_mask == o.new_axis_mask && shrink_axis_mask == o.shrink_axis_mask &&
-         offset == o.offset;
+         offset == o.offset && block_size == o.block_size && num_splits == o.num_splits &&
+         values_count == o.values_count && exclusive == o.exclusive && reverse == o.reverse &&
+         approximate == o.approximate && mirror_symmetric == o.mirror_symmetric &&
+         align_corners == o.align_corners && half_pixel_centers == o.half_pixel_centers;
 }
 
 size_t Tensor::element_count() const {

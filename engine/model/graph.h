@@ -48,8 +48,17 @@ struct OpOptions {
   std::vector<int32_t> new_shape;     // RESHAPE
   std::vector<int32_t> squeeze_dims;  // SQUEEZE
   int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
-          shrink_axis_mask = 0;  // STRIDED_SLICE
-  bool offset = false;           // STRIDED_SLICE
+          shrink_axis_mask = 0;     // STRIDED_SLICE
+  bool offset = false;              // STRIDED_SLICE
+  int32_t block_size = 0;           // SPACE_TO_DEPTH, DEPTH_TO_SPACE
+  int32_t num_splits = 0;           // SPLIT, SPLIT_V
+  int32_t values_count = 0;         // PACK (values_count), UNPACK (num); axis is `axis`
+  bool exclusive = false;           // CUMSUM
+  bool reverse = false;             // CUMSUM
+  bool approximate = false;         // GELU: the tanh approximation
+  bool mirror_symmetric = false;    // MIRROR_PAD: SYMMETRIC (edge repeated) instead of REFLECT
+  bool align_corners = false;       // RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR
+  bool half_pixel_centers = false;  // RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR
 
   bool operator==(const OpOptions& other) const;
   bool operator!=(const OpOptions& other) const { return !(*this == other); }

@@ -3,6 +3,8 @@
 
 #include <cstring>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "engine/model/circle_subset_generated.h"
 #include "engine/model/model.h"
@@ -14,8 +16,12 @@ namespace fb = trainscope::circle;
 using Builder = flatbuffers::FlatBufferBuilder;
 using OptionsOffset = flatbuffers::Offset<void>;
 
-int8_t Raw(Activation a) { return static_cast<int8_t>(a); }
-int8_t Raw(Padding p) { return static_cast<int8_t>(p); }
+int8_t Raw(Activation a) {
+  return static_cast<int8_t>(a);
+}
+int8_t Raw(Padding p) {
+  return static_cast<int8_t>(p);
+}
 
 // Writes the options table `opcode` reads; returns the union type (NONE for ops without one).
 fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
@@ -23,21 +29,25 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
   switch (opcode) {
     case op::kConv2D:
       *offset = fb::CreateConv2DOptions(b, Raw(o.padding), o.stride_w, o.stride_h,
-                                        Raw(o.activation), o.dilation_w, o.dilation_h).Union();
+                                        Raw(o.activation), o.dilation_w, o.dilation_h)
+                    .Union();
       return fb::BuiltinOptions::Conv2DOptions;
     case op::kDepthwiseConv2D:
       *offset = fb::CreateDepthwiseConv2DOptions(b, Raw(o.padding), o.stride_w, o.stride_h,
                                                  o.depth_multiplier, Raw(o.activation),
-                                                 o.dilation_w, o.dilation_h).Union();
+                                                 o.dilation_w, o.dilation_h)
+                    .Union();
       return fb::BuiltinOptions::DepthwiseConv2DOptions;
     case op::kMaxPool2D:
     case op::kAveragePool2D:
       *offset = fb::CreatePool2DOptions(b, Raw(o.padding), o.stride_w, o.stride_h, o.filter_w,
-                                        o.filter_h, Raw(o.activation)).Union();
+                                        o.filter_h, Raw(o.activation))
+                    .Union();
       return fb::BuiltinOptions::Pool2DOptions;
     case op::kFullyConnected:
-      *offset = fb::CreateFullyConnectedOptions(b, Raw(o.activation), o.weights_format,
-                                                o.keep_num_dims).Union();
+      *offset =
+          fb::CreateFullyConnectedOptions(b, Raw(o.activation), o.weights_format, o.keep_num_dims)
+              .Union();
       return fb::BuiltinOptions::FullyConnectedOptions;
     case op::kSoftmax:
       *offset = fb::CreateSoftmaxOptions(b, o.beta).Union();
@@ -55,8 +65,8 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
       *offset = fb::CreateMulOptions(b, Raw(o.activation)).Union();
       return fb::BuiltinOptions::MulOptions;
     case op::kReshape:
-      *offset = fb::CreateReshapeOptions(
-          b, o.new_shape.empty() ? 0 : b.CreateVector(o.new_shape)).Union();
+      *offset = fb::CreateReshapeOptions(b, o.new_shape.empty() ? 0 : b.CreateVector(o.new_shape))
+                    .Union();
       return fb::BuiltinOptions::ReshapeOptions;
     case op::kPad:
       *offset = fb::CreatePadOptions(b).Union();
@@ -71,8 +81,9 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
       *offset = fb::CreateReducerOptions(b, o.keep_dims).Union();
       return fb::BuiltinOptions::ReducerOptions;
     case op::kSqueeze:
-      *offset = fb::CreateSqueezeOptions(
-          b, o.squeeze_dims.empty() ? 0 : b.CreateVector(o.squeeze_dims)).Union();
+      *offset =
+          fb::CreateSqueezeOptions(b, o.squeeze_dims.empty() ? 0 : b.CreateVector(o.squeeze_dims))
+              .Union();
       return fb::BuiltinOptions::SqueezeOptions;
     case op::kStridedSlice:
       *offset = fb::CreateStridedSliceOptions(b, o.begin_mask, o.end_mask, o.ellipsis_mask,
@@ -85,6 +96,57 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
     case op::kLeakyRelu:
       *offset = fb::CreateLeakyReluOptions(b, o.alpha).Union();
       return fb::BuiltinOptions::LeakyReluOptions;
+    case op::kL2Normalization:
+      *offset = fb::CreateL2NormOptions(b, Raw(o.activation)).Union();
+      return fb::BuiltinOptions::L2NormOptions;
+    case op::kDiv:
+      *offset = fb::CreateDivOptions(b, Raw(o.activation)).Union();
+      return fb::BuiltinOptions::DivOptions;
+    case op::kSum:
+    case op::kReduceMax:
+    case op::kReduceMin:
+    case op::kReduceProd:
+      *offset = fb::CreateReducerOptions(b, o.keep_dims).Union();
+      return fb::BuiltinOptions::ReducerOptions;
+    case op::kSpaceToDepth:
+      *offset = fb::CreateSpaceToDepthOptions(b, o.block_size).Union();
+      return fb::BuiltinOptions::SpaceToDepthOptions;
+    case op::kDepthToSpace:
+      *offset = fb::CreateDepthToSpaceOptions(b, o.block_size).Union();
+      return fb::BuiltinOptions::DepthToSpaceOptions;
+    case op::kSplit:
+      *offset = fb::CreateSplitOptions(b, o.num_splits).Union();
+      return fb::BuiltinOptions::SplitOptions;
+    case op::kSplitV:
+      *offset = fb::CreateSplitVOptions(b, o.num_splits).Union();
+      return fb::BuiltinOptions::SplitVOptions;
+    case op::kPack:
+      *offset = fb::CreatePackOptions(b, o.values_count, o.axis).Union();
+      return fb::BuiltinOptions::PackOptions;
+    case op::kUnpack:
+      *offset = fb::CreateUnpackOptions(b, o.values_count, o.axis).Union();
+      return fb::BuiltinOptions::UnpackOptions;
+    case op::kCumsum:
+      *offset = fb::CreateCumsumOptions(b, o.exclusive, o.reverse).Union();
+      return fb::BuiltinOptions::CumsumOptions;
+    case op::kMirrorPad:
+      *offset = fb::CreateMirrorPadOptions(b, o.mirror_symmetric ? 1 : 0).Union();
+      return fb::BuiltinOptions::MirrorPadOptions;
+    case op::kResizeBilinear:
+      *offset = fb::CreateResizeBilinearOptions(b, o.align_corners, o.half_pixel_centers).Union();
+      return fb::BuiltinOptions::ResizeBilinearOptions;
+    case op::kResizeNearestNeighbor:
+      *offset =
+          fb::CreateResizeNearestNeighborOptions(b, o.align_corners, o.half_pixel_centers).Union();
+      return fb::BuiltinOptions::ResizeNearestNeighborOptions;
+    case op::kTransposeConv:
+      *offset = fb::CreateTransposeConvOptions(b, Raw(o.padding), o.stride_w, o.stride_h,
+                                               Raw(o.activation))
+                    .Union();
+      return fb::BuiltinOptions::TransposeConvOptions;
+    case op::kGelu:
+      *offset = fb::CreateGeluOptions(b, o.approximate).Union();
+      return fb::BuiltinOptions::GeluOptions;
     default:
       *offset = 0;
       return fb::BuiltinOptions::NONE;
@@ -98,8 +160,7 @@ uint32_t ModelBuilder::AddBuffer(std::vector<uint8_t> bytes) {
   return static_cast<uint32_t>(buffers_.size() - 1);
 }
 
-int ModelBuilder::AddTensor(const std::string& name, std::vector<int32_t> shape,
-                            ElementType type) {
+int ModelBuilder::AddTensor(const std::string& name, std::vector<int32_t> shape, ElementType type) {
   tensors_.push_back({name, std::move(shape), type, 0});
   return static_cast<int>(tensors_.size() - 1);
 }
@@ -133,7 +194,13 @@ int ModelBuilder::AddConstantSharingBuffer(const std::string& name, int tensor) 
 
 int ModelBuilder::AddOperator(int32_t opcode, std::vector<int32_t> inputs,
                               std::vector<int32_t> outputs, const OpOptions& options) {
-  operators_.push_back({opcode, std::move(inputs), std::move(outputs), options});
+  operators_.push_back({opcode, std::move(inputs), std::move(outputs), options, {}});
+  return static_cast<int>(operators_.size() - 1);
+}
+
+int ModelBuilder::AddCustomOperator(const std::string& custom_code, std::vector<int32_t> inputs,
+                                    std::vector<int32_t> outputs) {
+  operators_.push_back({op::kCustom, std::move(inputs), std::move(outputs), {}, custom_code});
   return static_cast<int>(operators_.size() - 1);
 }
 
@@ -145,27 +212,31 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
   Builder b(1024);
 
   std::vector<flatbuffers::Offset<fb::OperatorCode>> codes;
-  std::map<int32_t, uint32_t> code_index;
+  std::map<std::pair<int32_t, std::string>, uint32_t> code_index;
   for (const PendingOperator& o : operators_) {
-    if (code_index.count(o.opcode) != 0) continue;
-    code_index[o.opcode] = static_cast<uint32_t>(codes.size());
+    const auto key = std::make_pair(o.opcode, o.custom_code);
+    if (code_index.count(key) != 0) continue;
+    code_index[key] = static_cast<uint32_t>(codes.size());
     // Filled the way circle writers do: both slots, legacy byte saturated at 127.
     const auto legacy = static_cast<int8_t>(o.opcode < 127 ? o.opcode : 127);
-    codes.push_back(fb::CreateOperatorCode(b, legacy, 0, 1, o.opcode));
+    codes.push_back(fb::CreateOperatorCode(
+        b, legacy, o.custom_code.empty() ? 0 : b.CreateString(o.custom_code), 1, o.opcode));
   }
 
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   for (const PendingTensor& t : tensors_) {
-    tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape), ElementTypeToFile(t.type, format_),
-                                       t.buffer, b.CreateString(t.name)));
+    tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape),
+                                       ElementTypeToFile(t.type, format_), t.buffer,
+                                       b.CreateString(t.name)));
   }
 
   std::vector<flatbuffers::Offset<fb::Operator>> operators;
   for (const PendingOperator& o : operators_) {
     OptionsOffset options;
     const fb::BuiltinOptions type = WriteOptions(b, o.opcode, o.options, &options);
-    operators.push_back(fb::CreateOperator(b, code_index[o.opcode], b.CreateVector(o.inputs),
-                                           b.CreateVector(o.outputs), type, options));
+    operators.push_back(fb::CreateOperator(b, code_index[std::make_pair(o.opcode, o.custom_code)],
+                                           b.CreateVector(o.inputs), b.CreateVector(o.outputs),
+                                           type, options));
   }
 
   auto subgraph = fb::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(inputs_),
@@ -188,9 +259,8 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
   }
 
   const uint32_t version = format_ == ModelFormat::kTflite ? 3 : 0;
-  auto model = fb::CreateModel(b, version, b.CreateVector(codes),
-                               b.CreateVector(&subgraph, 1), b.CreateString(description_),
-                               b.CreateVector(buffers), 0,
+  auto model = fb::CreateModel(b, version, b.CreateVector(codes), b.CreateVector(&subgraph, 1),
+                               b.CreateString(description_), b.CreateVector(buffers), 0,
                                metadata.empty() ? 0 : b.CreateVector(metadata));
   b.Finish(model, format_ == ModelFormat::kTflite ? "TFL3" : "CIR0");
 

@@ -42,6 +42,9 @@ class ModelBuilder {
 
   int AddOperator(int32_t opcode, std::vector<int32_t> inputs, std::vector<int32_t> outputs,
                   const OpOptions& options = {});
+  // A CUSTOM operator (no options) identified by its custom_code, e.g. "BroadcastTo".
+  int AddCustomOperator(const std::string& custom_code, std::vector<int32_t> inputs,
+                        std::vector<int32_t> outputs);
   void SetInputs(std::vector<int32_t> inputs) { inputs_ = std::move(inputs); }
   void SetOutputs(std::vector<int32_t> outputs) { outputs_ = std::move(outputs); }
   void SetSubgraphName(std::string name) { subgraph_name_ = std::move(name); }
@@ -64,6 +67,7 @@ class ModelBuilder {
     std::vector<int32_t> inputs;
     std::vector<int32_t> outputs;
     OpOptions options;
+    std::string custom_code;  // CUSTOM operators only
   };
 
   uint32_t AddBuffer(std::vector<uint8_t> bytes);

@@ -226,6 +226,78 @@ Status ReadOptions(const fb::Operator* op, const std::string& label, OpOptions* 
     case fb::BuiltinOptions::LeakyReluOptions:
       o.alpha = op->builtin_options_as_LeakyReluOptions()->alpha();
       break;
+    case fb::BuiltinOptions::L2NormOptions:
+      TS_RETURN_IF_ERROR(
+          ReadActivation(op->builtin_options_as_L2NormOptions()->fused_activation_function(), label,
+                         &o.activation));
+      break;
+    case fb::BuiltinOptions::DivOptions:
+      TS_RETURN_IF_ERROR(ReadActivation(
+          op->builtin_options_as_DivOptions()->fused_activation_function(), label, &o.activation));
+      break;
+    case fb::BuiltinOptions::SpaceToDepthOptions:
+      o.block_size = op->builtin_options_as_SpaceToDepthOptions()->block_size();
+      break;
+    case fb::BuiltinOptions::DepthToSpaceOptions:
+      o.block_size = op->builtin_options_as_DepthToSpaceOptions()->block_size();
+      break;
+    case fb::BuiltinOptions::SplitOptions:
+      o.num_splits = op->builtin_options_as_SplitOptions()->num_splits();
+      break;
+    case fb::BuiltinOptions::SplitVOptions:
+      o.num_splits = op->builtin_options_as_SplitVOptions()->num_splits();
+      break;
+    case fb::BuiltinOptions::PackOptions: {
+      const auto* t = op->builtin_options_as_PackOptions();
+      o.values_count = t->values_count();
+      o.axis = t->axis();
+      break;
+    }
+    case fb::BuiltinOptions::UnpackOptions: {
+      const auto* t = op->builtin_options_as_UnpackOptions();
+      o.values_count = t->num();
+      o.axis = t->axis();
+      break;
+    }
+    case fb::BuiltinOptions::CumsumOptions: {
+      const auto* t = op->builtin_options_as_CumsumOptions();
+      o.exclusive = t->exclusive();
+      o.reverse = t->reverse();
+      break;
+    }
+    case fb::BuiltinOptions::MirrorPadOptions: {
+      const int8_t mode = op->builtin_options_as_MirrorPadOptions()->mode();
+      if (mode != 0 && mode != 1) {
+        return Status::Error(StatusCode::kInvalidModel,
+                             "%s: mirror pad mode %d is neither REFLECT nor SYMMETRIC",
+                             label.c_str(), mode);
+      }
+      o.mirror_symmetric = mode == 1;
+      break;
+    }
+    case fb::BuiltinOptions::ResizeBilinearOptions: {
+      const auto* t = op->builtin_options_as_ResizeBilinearOptions();
+      o.align_corners = t->align_corners();
+      o.half_pixel_centers = t->half_pixel_centers();
+      break;
+    }
+    case fb::BuiltinOptions::ResizeNearestNeighborOptions: {
+      const auto* t = op->builtin_options_as_ResizeNearestNeighborOptions();
+      o.align_corners = t->align_corners();
+      o.half_pixel_centers = t->half_pixel_centers();
+      break;
+    }
+    case fb::BuiltinOptions::TransposeConvOptions: {
+      const auto* t = op->builtin_options_as_TransposeConvOptions();
+      TS_RETURN_IF_ERROR(ReadPadding(t->padding(), label, &o.padding));
+      TS_RETURN_IF_ERROR(ReadActivation(t->fused_activation_function(), label, &o.activation));
+      o.stride_w = t->stride_w();
+      o.stride_h = t->stride_h();
+      break;
+    }
+    case fb::BuiltinOptions::GeluOptions:
+      o.approximate = op->builtin_options_as_GeluOptions()->approximate();
+      break;
     default:
       break;  // PAD, TRANSPOSE, EXPAND_DIMS (empty tables) and options this engine does not use
   }

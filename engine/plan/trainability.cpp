@@ -2,6 +2,7 @@
 #include "engine/plan/trainability.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace trainscope {
 namespace {
@@ -42,6 +43,108 @@ bool HasOnertBackwardKernel(int32_t opcode) {
     default:
       return false;
   }
+}
+
+namespace {
+
+constexpr int32_t kOnertForwardOpcodes[] = {
+    op::kAbs,
+    op::kAdd,
+    op::kAddN,
+    op::kArgMax,
+    op::kArgMin,
+    op::kAveragePool2D,
+    op::kBatchToSpaceNd,
+    op::kCast,
+    op::kCeil,
+    op::kConcatenation,
+    op::kConv2D,
+    op::kCos,
+    op::kCumsum,
+    op::kDepthToSpace,
+    op::kDepthwiseConv2D,
+    op::kDiv,
+    op::kElu,
+    op::kEqual,
+    op::kExp,
+    op::kExpandDims,
+    op::kFill,
+    op::kFloor,
+    op::kFloorDiv,
+    op::kFloorMod,
+    op::kFullyConnected,
+    op::kGather,
+    op::kGatherNd,
+    op::kGelu,
+    op::kGreater,
+    op::kGreaterEqual,
+    op::kGru,
+    op::kHardSwish,
+    op::kL2Normalization,
+    op::kLeakyRelu,
+    op::kLess,
+    op::kLessEqual,
+    op::kLog,
+    op::kLogSoftmax,
+    op::kLogicalAnd,
+    op::kLogicalNot,
+    op::kLogicalOr,
+    op::kLogistic,
+    op::kMaxPool2D,
+    op::kMaximum,
+    op::kMean,
+    op::kMinimum,
+    op::kMirrorPad,
+    op::kMul,
+    op::kNeg,
+    op::kNotEqual,
+    op::kPack,
+    op::kPad,
+    op::kPadV2,
+    op::kPrelu,
+    op::kReduceMax,
+    op::kReduceMin,
+    op::kReduceProd,
+    op::kRelu,
+    op::kRelu6,
+    op::kReshape,
+    op::kResizeBilinear,
+    op::kResizeNearestNeighbor,
+    op::kRound,
+    op::kRsqrt,
+    op::kSelectV2,
+    op::kSin,
+    op::kSlice,
+    op::kSoftmax,
+    op::kSpaceToBatchNd,
+    op::kSpaceToDepth,
+    op::kSplit,
+    op::kSplitV,
+    op::kSqrt,
+    op::kSquare,
+    op::kSquaredDifference,
+    op::kSqueeze,
+    op::kStridedSlice,
+    op::kSub,
+    op::kSum,
+    op::kTanh,
+    op::kTranspose,
+    op::kTransposeConv,
+    op::kUnidirectionalSequenceLstm,
+    op::kUnpack,
+    op::kZerosLike,
+};
+
+}  // namespace
+
+bool HasOnertForwardKernel(int32_t opcode) {
+  return std::find(std::begin(kOnertForwardOpcodes), std::end(kOnertForwardOpcodes), opcode) !=
+         std::end(kOnertForwardOpcodes);
+}
+
+const int32_t* OnertForwardOpcodes(size_t* count) {
+  *count = std::size(kOnertForwardOpcodes);
+  return kOnertForwardOpcodes;
 }
 
 bool HasOnertTrainableWeights(int32_t opcode) {

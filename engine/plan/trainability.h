@@ -72,6 +72,12 @@ bool HasOnertTrainableWeights(int32_t opcode);
 // The operators onert-micro can run backward (its train-kernel registry: KernelsToTrain.lst plus
 // GRU and STRIDED_SLICE); memory reports and the difference notes warn about any other.
 bool HasOnertBackwardKernel(int32_t opcode);
+// The float operators onert-micro runs forward (its kernel list, KernelsToBuild.lst, without the
+// integer-only and control-flow entries); the custom BroadcastTo is not a builtin code and is
+// left out.
+bool HasOnertForwardKernel(int32_t opcode);
+// The same set as a list, for tables of every operator.
+const int32_t* OnertForwardOpcodes(size_t* count);
 
 // One trainable parameter tensor (a constant FLOAT32 input of an op with parameter gradients).
 // For UP_1_2_PART / LOWER_1_2_PART on the weights (input 1) of FULLY_CONNECTED and CONV_2D only

@@ -100,6 +100,57 @@ TEST(CliRun, WrongInputSizeNaNAndUnsupportedModelsAreClearErrors) {
   }
 }
 
+// x [1, 4] -> SPLIT along axis 1 -> a [1, 2], b [1, 2]; b then goes through NEG into c. The graph
+// outputs are (c, a), in that order, so the files must follow the graph's order, not the ops'.
+QString WriteSplitModel() {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {1, 4});
+  const int axis = b.AddConstantInt32("axis", {}, {1});
+  const int first = b.AddTensor("a", {1, 2});
+  const int second = b.AddTensor("b", {1, 2});
+  OpOptions split;
+  split.num_splits = 2;
+  b.AddOperator(op::kSplit, {axis, x}, {first, second}, split);
+  const int negated = b.AddTensor("c", {1, 2});
+  b.AddOperator(op::kNeg, {second}, {negated});
+  b.SetInputs({x});
+  b.SetOutputs({negated, first});
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(b.Finish(&bytes).ok());
+  QFile model(TempPath(QStringLiteral("split.circle")));
+  EXPECT_TRUE(model.open(QIODevice::WriteOnly));
+  model.write(reinterpret_cast<const char*>(bytes.data()), static_cast<qint64>(bytes.size()));
+  return model.fileName();
+}
+
+TEST(CliRun, SeveralOutputsGoToOneFileEachInTheGraphsOrder) {
+  const QString model = WriteSplitModel();
+  const QString input = TempPath(QStringLiteral("split_x.bin"));
+  WriteFloats(input, {1, 2, 3, 4, 10, 20, 30, 40});  // two samples
+  const QString c = TempPath(QStringLiteral("split_c.bin"));
+  const QString a = TempPath(QStringLiteral("split_a.bin"));
+  const auto result = RunCli({QStringLiteral("run"), model, QStringLiteral("--input"), input,
+                              QStringLiteral("--output"), c, QStringLiteral("--output"), a});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  EXPECT_EQ(ReadFloats(c), (std::vector<float>{-3, -4, -30, -40}));
+  EXPECT_EQ(ReadFloats(a), (std::vector<float>{1, 2, 10, 20}));
+}
+
+TEST(CliRun, AnOutputCountThatDiffersFromTheModelsNamesBoth) {
+  const QString model = WriteSplitModel();
+  const QString input = TempPath(QStringLiteral("split_x.bin"));
+  WriteFloats(input, {1, 2, 3, 4});
+  const QString c = TempPath(QStringLiteral("split_only.bin"));
+  const auto result = RunCli({QStringLiteral("run"), model, QStringLiteral("--input"), input,
+                              QStringLiteral("--output"), c});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("the model has 2 outputs ('c', 'a')")))
+      << result.err.toStdString();
+  EXPECT_TRUE(result.err.contains(QStringLiteral("1 --output file given")))
+      << result.err.toStdString();
+  EXPECT_FALSE(QFile::exists(c));
+}
+
 TEST(CliMemory, JsonHasTheDocumentedKeysAndFewerLayersNeedLessMemory) {
   auto all = RunCli({QStringLiteral("memory"), Demo("demo.circle"), QStringLiteral("--json")});
   ASSERT_EQ(all.exit_code, 0) << all.err.toStdString();

@@ -5,7 +5,8 @@
 // to rewire to which tensor, which operator to drop, double or move, which shape or option to
 // change (tests/common/dataflow_mutator.h). Each mutant then goes through what inspect, memory,
 // run and train do; a crash, a sanitizer report or a refusal without a message is a finding.
-// Seeds: a generated FULLY_CONNECTED/RELU chain, plus the shared models when present.
+// Seeds: a generated FULLY_CONNECTED/RELU chain, one small model per family of forward-only
+// operators (tests/common/op_seed_models.h), plus the shared models when present.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "tests/common/chain_model.h"
 #include "tests/common/dataflow_mutator.h"
+#include "tests/common/op_seed_models.h"
 
 namespace {
 
@@ -30,6 +32,7 @@ std::vector<trainscope::Model> LoadSeeds() {
   };
   std::vector<uint8_t> chain;
   if (trainscope::testing::FcReluChainBytes(2, &chain).ok()) add(chain);
+  for (std::vector<uint8_t>& bytes : trainscope::testing::OpSeedModels()) add(std::move(bytes));
   for (const char* kernel : {"add", "concatenation", "conv2d", "fully_connected", "max_pool_2d",
                              "mean", "pad", "reshape", "transpose"}) {
     std::ifstream in(

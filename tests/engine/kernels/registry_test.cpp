@@ -56,6 +56,7 @@ TEST(Registry, EveryRequiredOperatorHasForwardAndBackward) {
     EXPECT_NE(registration->backward, nullptr) << OpcodeName(opcode);
   }
   EXPECT_EQ(FindRegistration(-1000), nullptr);  // no such operator
+  EXPECT_EQ(FindRegistration(op::kPlaceholderForGreaterOpCodes), nullptr);
 }
 
 Operator MakeOp(int32_t opcode, std::vector<int32_t> inputs, Activation activation) {
@@ -158,12 +159,12 @@ TEST(CheckRunnable, NamesAnUnsupportedOperatorAndItsIndex) {
   const int r = b.AddTensor("r", {4});
   const int y = b.AddTensor("y", {4});
   b.AddOperator(op::kRelu, {x}, {r});
-  b.AddOperator(42, {r, x}, {y});  // DIV
+  b.AddOperator(27, {r, x}, {y});  // SVDF
   b.SetInputs({x});
   b.SetOutputs({y});
   const Status status = TryRun(b, {{1, 2, 3, 4}});
   ASSERT_FALSE(status.ok());
-  EXPECT_STREQ(status.message(), "unsupported operator DIV at index 1");
+  EXPECT_STREQ(status.message(), "unsupported operator SVDF at index 1");
 }
 
 TEST(CheckRunnable, RequiresInt32ShapeOperands) {

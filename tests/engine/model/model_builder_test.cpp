@@ -232,5 +232,81 @@ TEST(OpcodeName, EveryValueNamesAnOperatorOrNothing) {
   }
 }
 
+// Every options table of the forward-only operators survives writing and reading, and a custom
+// operator keeps its custom code. The shapes need not run: only the file is checked.
+TEST(ModelBuilderOptions, ForwardOnlyOperatorOptionsReadBack) {
+  std::vector<ExpectedOp> ops;
+  OpOptions o;
+  o.activation = Activation::kRelu6;
+  ops.push_back({op::kDiv, o});
+  ops.push_back({op::kL2Normalization, o});
+  o = OpOptions();
+  o.block_size = 3;
+  ops.push_back({op::kSpaceToDepth, o});
+  ops.push_back({op::kDepthToSpace, o});
+  o = OpOptions();
+  o.num_splits = 4;
+  ops.push_back({op::kSplit, o});
+  ops.push_back({op::kSplitV, o});
+  o = OpOptions();
+  o.values_count = 5;
+  o.axis = -2;
+  ops.push_back({op::kPack, o});
+  ops.push_back({op::kUnpack, o});
+  o = OpOptions();
+  o.exclusive = true;
+  o.reverse = true;
+  ops.push_back({op::kCumsum, o});
+  o = OpOptions();
+  o.approximate = true;
+  ops.push_back({op::kGelu, o});
+  o = OpOptions();
+  o.mirror_symmetric = true;
+  ops.push_back({op::kMirrorPad, o});
+  o = OpOptions();
+  o.half_pixel_centers = true;
+  ops.push_back({op::kResizeBilinear, o});
+  o = OpOptions();
+  o.align_corners = true;
+  ops.push_back({op::kResizeNearestNeighbor, o});
+  o = OpOptions();
+  o.padding = Padding::kValid;
+  o.stride_w = 2;
+  o.stride_h = 3;
+  o.activation = Activation::kRelu;
+  ops.push_back({op::kTransposeConv, o});
+  o = OpOptions();
+  o.keep_dims = true;
+  ops.push_back({op::kReduceMax, o});
+
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {2});
+  int previous = x;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const int y = b.AddTensor("y" + std::to_string(k), {2});
+    b.AddOperator(ops[k].opcode, {previous}, {y}, ops[k].options);
+    previous = y;
+  }
+  const int custom = b.AddTensor("custom", {2});
+  b.AddCustomOperator("BroadcastTo", {previous}, {custom});
+  b.SetInputs({x});
+  b.SetOutputs({custom});
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(b.Finish(&bytes).ok());
+  Model model;
+  const Status status = Model::FromBytes(bytes, &model);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const Subgraph& main = model.graph().main();
+  ASSERT_EQ(main.operators.size(), ops.size() + 1);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    SCOPED_TRACE(OpcodeName(ops[k].opcode));
+    EXPECT_EQ(main.operators[k].opcode, ops[k].opcode);
+    EXPECT_EQ(main.operators[k].options_type, ExpectedOptionsType(ops[k].opcode));
+    EXPECT_EQ(main.operators[k].options, ops[k].options);
+  }
+  EXPECT_EQ(main.operators.back().opcode, op::kCustom);
+  EXPECT_EQ(main.operators.back().custom_code, "BroadcastTo");
+}
+
 }  // namespace
 }  // namespace trainscope

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// SUM over the axes of the INT32 operand (reduction.h). Forward only.
+#include "engine/kernels/reduction.h"
+#include "engine/kernels/registrations.h"
+
+namespace trainscope {
+namespace {
+
+Status Eval(const KernelIo& io) {
+  return EvalReduction(io, 0.0f, [](float acc, float x) { return acc + x; });
+}
+
+}  // namespace
+
+const OpRegistration& RegistrationSum() {
+  static constexpr OpRegistration kRegistration = ForwardReductionRegistration(op::kSum, Eval);
+  return kRegistration;
+}
+
+}  // namespace trainscope

@@ -82,15 +82,14 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
                                                   "backward range, or not yet computed)"))
                                  .c_str());
       }
-      // The bound buffer may be a half-rank gradient of fewer rows than the tensor.
-      size_t elements = count;
-      for (uint32_t b = 0; b < timeline_.buffers.size(); ++b) {
-        const TimelineBuffer& buffer = timeline_.buffers[b];
-        if (buffer.tensor != tensor || buffer.storage != BufferStorage::kBackward) continue;
-        if (reinterpret_cast<const float*>(arena_.data(b)) != live) continue;
-        elements = std::min<size_t>(count, buffer.bytes / sizeof(float));
-        break;
-      }
+      // A trained parameter's gradient is compact: a half rank holds fewer rows than the tensor.
+      const int32_t binding = static_cast<size_t>(tensor) < binding_of_tensor_.size()
+                                  ? binding_of_tensor_[static_cast<size_t>(tensor)]
+                                  : -1;
+      const size_t elements =
+          binding >= 0
+              ? std::min(count, TrainedElementCount(bindings_[static_cast<size_t>(binding)].slice))
+              : count;
       CopyRows(live, elements, count, t.shape, copy);
       return Status::Ok();
     }

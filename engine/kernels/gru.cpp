@@ -78,7 +78,8 @@ Status Prepare(const Subgraph& subgraph, const Operator& op, uint32_t op_index) 
     return check.Unsupported("%d units; at most %d are supported", units, kMaxUnits);
   }
   if (wx.rank != 2 || wx.d[0] != 3 * units || wx.d[1] != input.d[2]) {
-    return check.Error("input weights must be [3H, features] = [%d, %d]", 3 * units, input.d[2]);
+    return check.Error("input weights must be [3H, features] = [%d, %d]", 3 * units,
+                       static_cast<int>(input.d[2]));
   }
   for (size_t bias : {size_t{kInputBias}, size_t{kHiddenBias}}) {
     if (check.HasInput(bias) &&

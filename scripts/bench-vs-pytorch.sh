@@ -15,7 +15,7 @@ if ! "$python" -c 'import torch' 2>/dev/null; then
   echo "SKIP: python3-torch is not installed for $python (apt install python3-torch)"
   exit 0
 fi
-models=${TRAINSCOPE_MODELS_DIR:-/work/shared/models}
+models=${TRAINSCOPE_MODELS_DIR:-"$here/../shared/models"}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINSCOPE_BUILD_GUI=OFF \
     -DTRAINSCOPE_MODELS_DIR="$models"

@@ -114,12 +114,41 @@ Status CheckGraphBoundary(const Subgraph& subgraph) {
 
 }  // namespace
 
-const OpRegistration* FindRegistration(int32_t opcode) {
-  for (size_t i = 0; i < RegisteredOperatorCount(); ++i) {
-    const OpRegistration& registration = RegisteredOperator(i);
-    if (registration.opcode == opcode) return &registration;
+namespace {
+
+// Executors look a registration up for every operator of every pass: an index by opcode keeps
+// that constant-time with 80-odd registrations (a byte per opcode, so a board pays 512 bytes).
+constexpr int32_t kLowestOpcode = -16;
+constexpr int32_t kOpcodeSlots = 512;
+constexpr uint8_t kNoRegistration = 0xff;
+
+struct RegistrationIndex {
+  uint8_t slot[kOpcodeSlots];
+  RegistrationIndex() {
+    for (uint8_t& entry : slot) entry = kNoRegistration;
+    // The first registration of an opcode wins, as a linear search would find it.
+    for (size_t i = RegisteredOperatorCount(); i-- > 0;) {
+      const int32_t position = RegisteredOperator(i).opcode - kLowestOpcode;
+      if (position >= 0 && position < kOpcodeSlots && i < kNoRegistration) {
+        slot[position] = static_cast<uint8_t>(i);
+      }
+    }
   }
-  return nullptr;
+};
+
+}  // namespace
+
+const OpRegistration* FindRegistration(int32_t opcode) {
+  static const RegistrationIndex index;
+  const int32_t position = opcode - kLowestOpcode;
+  if (position < 0 || position >= kOpcodeSlots) {
+    for (size_t i = 0; i < RegisteredOperatorCount(); ++i) {
+      if (RegisteredOperator(i).opcode == opcode) return &RegisteredOperator(i);
+    }
+    return nullptr;
+  }
+  const uint8_t entry = index.slot[position];
+  return entry == kNoRegistration ? nullptr : &RegisteredOperator(entry);
 }
 
 size_t RegisteredOperatorCount() {

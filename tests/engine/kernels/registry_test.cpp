@@ -59,6 +59,18 @@ TEST(Registry, EveryRequiredOperatorHasForwardAndBackward) {
   EXPECT_EQ(FindRegistration(op::kPlaceholderForGreaterOpCodes), nullptr);
 }
 
+// The opcode index gives what a search of the registration list in order gives, for every
+// opcode, known or not, inside and outside the indexed range.
+TEST(Registry, LookupEqualsASearchOfTheList) {
+  for (int32_t opcode = -40; opcode < 700; ++opcode) {
+    const OpRegistration* searched = nullptr;
+    for (size_t i = 0; i < RegisteredOperatorCount() && searched == nullptr; ++i) {
+      if (RegisteredOperator(i).opcode == opcode) searched = &RegisteredOperator(i);
+    }
+    EXPECT_EQ(FindRegistration(opcode), searched) << opcode;
+  }
+}
+
 Operator MakeOp(int32_t opcode, std::vector<int32_t> inputs, Activation activation) {
   Operator op;
   op.opcode = opcode;

@@ -24,6 +24,7 @@
 #include "app/common/training_args.h"
 #include "app/gui/app_controller.h"
 #include "app/gui/state_dump.h"
+#include "engine/kernels/kernel.h"
 #include "ui/controllers/device_session_controller.h"
 #include "ui/controllers/experiment_controller.h"
 #include "ui/controllers/replay_controller.h"
@@ -78,8 +79,13 @@ void RunSteps(trainscope::EventSource* source, const trainscope::SessionStore& s
 void InspectOp(MainWindow* window, trainscope::EventSource* source, int op,
                const std::function<void()>& done) {
   const trainscope::Operator& node = window->graph().main().operators[static_cast<size_t>(op)];
-  const bool weighted = trainscope::HasOnertTrainableWeights(node.opcode) && node.inputs.size() > 1;
-  const int32_t tensor = weighted ? node.inputs[1] : node.outputs.empty() ? -1 : node.outputs[0];
+  int32_t tensor = node.outputs.empty() ? -1 : node.outputs[0];
+  for (size_t input = 0; input < node.inputs.size(); ++input) {
+    if (trainscope::IsWeightInput(node, input)) {
+      tensor = node.inputs[input];
+      break;
+    }
+  }
   window->showTensorsOf(op);
   trainscope::TensorPanel* panel = window->tensorPanel();
   auto finished = std::make_shared<bool>(false);

@@ -18,6 +18,7 @@
 #include "ui/session/app_settings.h"
 #include "ui/session/sources/local_event_source.h"
 #include "ui/session/tensor_values.h"
+#include "ui/session/trainability.h"
 #include "ui/widgets/graph/graph_view.h"
 #include "ui/widgets/main_window/main_window.h"
 #include "ui/widgets/tensors/tensor_panel.h"
@@ -91,6 +92,23 @@ class TensorPanelTest : public QObject {
     QCOMPARE(GridOf({2, 3, 4}, 24).columns, size_t{4});
     QCOMPARE(GridOf({2, 3, 4}, 24).rows, size_t{6});
     QCOMPARE(GridOf({}, 1).columns, size_t{1});
+  }
+
+  // The chooser and the graph's tooltips name parameters as the kernel registrations train them.
+  void parameterRolesFollowTheRegistrations() {
+    const Model gru = testing::GruRegression();
+    const Subgraph& sg = gru.graph().main();
+    const Operator& cell = sg.operators[0];
+    QCOMPARE(ParameterRole(sg, cell, 0), QString());  // the input sequence is computed
+    QCOMPARE(ParameterRole(sg, cell, 1), QStringLiteral("weights"));
+    QCOMPARE(ParameterRole(sg, cell, 2), QStringLiteral("bias"));
+    QCOMPARE(ParameterRole(sg, cell, 3), QStringLiteral("weights"));
+    QCOMPARE(ParameterRole(sg, cell, 4), QStringLiteral("bias"));
+    QCOMPARE(ParameterRole(sg, cell, 9), QString());  // no such input
+    const Model convnet = testing::ConvNet();
+    const Subgraph& net = convnet.graph().main();
+    QCOMPARE(ParameterRole(net, net.operators[2], 1),
+             QStringLiteral("constant"));  // RESHAPE's shape
   }
 
   void localEngineAnswersAtEveryPointOfTheStep() {

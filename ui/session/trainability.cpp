@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/kernels/kernel.h"
 #include "engine/memory/memory_report.h"
 
 namespace trainscope {
@@ -72,6 +73,17 @@ uint32_t BackwardLayerCount(const Subgraph& subgraph, const TrainabilityConfig& 
 std::vector<OpTrainability> ResolveTrainability(const Subgraph& subgraph,
                                                 const TrainabilityConfig& config) {
   return SelectBackwardRange(subgraph, config).ops;
+}
+
+QString ParameterRole(const Subgraph& subgraph, const Operator& op, size_t input) {
+  if (input >= op.inputs.size() || op.inputs[input] < 0 ||
+      static_cast<size_t>(op.inputs[input]) >= subgraph.tensors.size() ||
+      !subgraph.tensors[static_cast<size_t>(op.inputs[input])].constant) {
+    return QString();
+  }
+  if (IsWeightInput(op, input)) return QStringLiteral("weights");
+  if (IsBiasInput(op, input)) return QStringLiteral("bias");
+  return QStringLiteral("constant");
 }
 
 size_t OperatorParameterCount(const Subgraph& subgraph, size_t op_index) {

@@ -10,6 +10,8 @@
 //   if (ops[3].trainable) ...
 #pragma once
 
+#include <QString>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -36,6 +38,11 @@ uint32_t BackwardLayerCount(const Subgraph& subgraph, const TrainabilityConfig& 
 // without weights comes back as the smallest N: the same weights train.
 TrainabilityConfig TrainabilityFromTrainedOps(const Subgraph& subgraph,
                                               const std::map<uint16_t, TrainRank>& trained);
+
+// What input `input` of `op` is to a user: "weights" or "bias" as its kernel registration trains
+// it (FULLY_CONNECTED, CONV_2D, GRU's two pairs ...), "constant" for any other constant, empty
+// for a computed tensor. The graph's tooltips and the Tensor values chooser say the same.
+QString ParameterRole(const Subgraph& subgraph, const Operator& op, size_t input);
 
 // Elements of the constant FLOAT32 inputs of one operator (its parameters).
 size_t OperatorParameterCount(const Subgraph& subgraph, size_t op_index);

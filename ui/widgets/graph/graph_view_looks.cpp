@@ -209,12 +209,10 @@ QString TensorLine(const Subgraph& subgraph, int32_t tensor, const QString& plac
     return QStringLiteral("<tr><td>%1</td><td colspan=3><i>absent</i></td></tr>").arg(place);
   }
   const Tensor& t = subgraph.tensors[static_cast<size_t>(tensor)];
-  QString kind = role;
-  if (kind.isEmpty()) kind = t.constant ? GraphView::tr("constant") : QString();
   const QString bytes = t.constant ? QStringLiteral(" · ") + FormatBytes(t.bytes) : QString();
   return QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3 %4</td><td>%5%6</td></tr>")
       .arg(place, QString::fromStdString(t.name).toHtmlEscaped(), FormatShape(t.shape),
-           QLatin1String(ElementTypeName(t.type)), kind, bytes);
+           QLatin1String(ElementTypeName(t.type)), role, bytes);
 }
 
 }  // namespace
@@ -254,13 +252,10 @@ QString GraphView::toolTipOfNode(int node) const {
   } else {
     text += tr("No parameters: passes the gradient on");
   }
-  const bool weighted = HasOnertTrainableWeights(op.opcode);
   text += QStringLiteral("<table cellspacing=0 cellpadding=1>");
   for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
-    QString role;
-    if (weighted && slot == 1) role = tr("weights");
-    if (weighted && slot == 2) role = tr("bias");
-    text += TensorLine(subgraph, op.inputs[slot], tr("in %1").arg(slot), role);
+    text += TensorLine(subgraph, op.inputs[slot], tr("in %1").arg(slot),
+                       ParameterRole(subgraph, op, slot));
   }
   for (size_t slot = 0; slot < op.outputs.size(); ++slot) {
     text += TensorLine(subgraph, op.outputs[slot], tr("out %1").arg(slot), QString());

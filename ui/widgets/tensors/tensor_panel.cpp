@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ui/session/trainability.h"
 #include "ui/widgets/common/format.h"
 #include "ui/widgets/common/qcustomplot_include.h"
 #include "ui/widgets/common/theme.h"
@@ -63,20 +64,6 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
   static_cast<void>(orientation);
   return section;  // both ways a plain index: rows are the leading dimensions flattened
 }
-
-namespace {
-
-// What an op's input slot holds, as users of FC and CONV_2D say it.
-QString SlotRole(const Operator& op, size_t slot, const Tensor& tensor) {
-  if (!tensor.constant) return QString();
-  const bool weighted = op.opcode == op::kFullyConnected || op.opcode == op::kConv2D ||
-                        op.opcode == op::kDepthwiseConv2D;
-  if (weighted && slot == 1) return QObject::tr("weights");
-  if (weighted && slot == 2) return QObject::tr("bias");
-  return QObject::tr("constant");
-}
-
-}  // namespace
 
 TensorPanel::TensorPanel(QWidget* parent) : QWidget(parent) {
   tensor_combo_ = new QComboBox(this);
@@ -198,7 +185,7 @@ void TensorPanel::fillTensorChoices() {
   for (size_t slot = 0; slot < op.inputs.size(); ++slot) {
     const int32_t tensor = op.inputs[slot];
     if (tensor < 0 || static_cast<size_t>(tensor) >= subgraph.tensors.size()) continue;
-    add(tensor, tr("input %1").arg(slot), SlotRole(op, slot, subgraph.tensors[tensor]));
+    add(tensor, tr("input %1").arg(slot), ParameterRole(subgraph, op, slot));
   }
   for (size_t slot = 0; slot < op.outputs.size(); ++slot) {
     add(op.outputs[slot], tr("output %1").arg(slot), QString());

@@ -32,6 +32,28 @@ Status AttachSession::SendCommand(wire::MessageType type) {
   return Status::Ok();
 }
 
+Status AttachSession::RequestTensor(int32_t tensor, wire::TensorAspect aspect) {
+  uint8_t bytes[LinkStream::kMaxCommandBytes];
+  uint16_t command_id = 0;
+  const size_t size =
+      stream_.EncodeCommand(wire::RequestTensorCommand{0, tensor, aspect}, bytes, &command_id);
+  if (size == 0) {
+    return Status::Error(StatusCode::kInvalidArgument, "REQUEST_TENSOR cannot be encoded");
+  }
+  tensor_.Expect(command_id, tensor, aspect);
+  TS_RETURN_IF_ERROR(link_->Write(bytes, size));
+  ledger_.Sent(command_id, wire::MessageType::kRequestTensor, bytes, size, Clock::now());
+  return Status::Ok();
+}
+
+void AttachSession::OnTensorHeader(const wire::TensorHeaderMessage& header) {
+  tensor_.OnHeader(header);
+}
+
+void AttachSession::OnTensorChunk(const wire::TensorChunkMessage& chunk) {
+  tensor_.OnChunk(chunk);
+}
+
 void AttachSession::OnOptimizerStep(const OptimizerStepEvent& event) {
   ++stats_.optimizer_steps;
   stats_.last_optimizer_step = event.optimizer_step;
@@ -55,6 +77,13 @@ void AttachSession::OnModelAnnounce(const wire::ModelAnnounceMessage& announce) 
   stats_.has_model = true;
   stats_.model_hash = announce.model_hash;
   stats_.op_count = announce.op_count;
+  stats_.optimizer = announce.optimizer;
+  stats_.batch_size = announce.batch_size;
+  if (announce.op_count <= (1u << 20)) stats_.ops.resize(announce.op_count);
+  for (size_t i = 0; i < announce.entry_count; ++i) {
+    const uint64_t at = uint64_t{announce.first_op} + i;
+    if (at < stats_.ops.size()) stats_.ops[static_cast<size_t>(at)] = announce.ops[i];
+  }
   if (record_ != nullptr && record_->is_open()) {
     static_cast<void>(record_->SetModelHash(announce.model_hash));  // the header is a hint only
   }
@@ -89,6 +118,7 @@ void AttachSession::OnRunState(const wire::RunStateMessage& state) {
   // The board repeats its state with every heartbeat under the same transition number.
   if (state.transition != 0 && state.transition == stats_.last_transition) return;
   stats_.last_transition = state.transition;
+  stats_.run_state = state;
   stats_.activity = state.activity;
   stats_.paused = state.state == wire::RunStateKind::kPaused;
   if (!stats_.paused) return;

@@ -16,11 +16,13 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/core/events.h"
 #include "engine/core/status.h"
 #include "serial/link/command_ledger.h"
 #include "serial/link/link_stream.h"
+#include "serial/link/tensor_assembler.h"
 #include "serial/protocol/message_router.h"
 #include "serial/protocol/messages.h"
 #include "serial/trace/trace_file.h"
@@ -39,7 +41,11 @@ struct AttachStats {
   bool has_model = false;
   uint64_t model_hash = 0;
   uint32_t op_count = 0;
-  uint32_t agent_drops = 0;  // the board's own count of discarded frames (last HEARTBEAT)
+  std::vector<wire::OpSummary> ops;  // as announced (every MODEL_ANNOUNCE frame)
+  uint8_t optimizer = wire::kOptimizerUnknown;
+  uint32_t batch_size = 0;          // 0: the board did not say
+  wire::RunStateMessage run_state;  // the last RUN_STATE counted
+  uint32_t agent_drops = 0;         // the board's own count of discarded frames (last HEARTBEAT)
   uint64_t heartbeats = 0;
   uint64_t paused_reports = 0;       // RUN_STATE frames saying "paused"
   uint64_t step_done_reports = 0;    // ... of which because a STEP_* command finished
@@ -71,6 +77,9 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   // Sends a command without arguments (PAUSE, STEP_BACKWARD_OP, REQUEST_HELLO, ...) and keeps
   // it until acknowledged.
   Status SendCommand(wire::MessageType type);
+  // Sends REQUEST_TENSOR and makes tensor() wait for its answer.
+  Status RequestTensor(int32_t tensor, wire::TensorAspect aspect);
+  TensorAssembler& tensor() { return tensor_; }
 
   const AttachStats& stats() const { return stats_; }
   const wire::LinkCounters& counters() const { return stream_.counters(); }
@@ -93,6 +102,8 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   void OnAck(const wire::AckMessage& ack) override;
   void OnRunState(const wire::RunStateMessage& state) override;
   void OnDeviceMemory(const wire::DeviceMemoryMessage& memory) override;
+  void OnTensorHeader(const wire::TensorHeaderMessage& header) override;
+  void OnTensorChunk(const wire::TensorChunkMessage& chunk) override;
 
  private:
   Transport* link_;
@@ -100,6 +111,7 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   LinkStream stream_;
   CommandLedger ledger_;
   AttachStats stats_;
+  TensorAssembler tensor_;
 };
 
 }  // namespace trainscope::cli

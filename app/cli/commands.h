@@ -21,6 +21,7 @@ int RunTrace(const QStringList& arguments);
 int RunReport(const QStringList& arguments);
 int RunFit(const QStringList& arguments);
 int RunOperators(const QStringList& arguments);
+int RunDiff(const QStringList& arguments);
 
 // QGuiApplication (offscreen unless QT_QPA_PLATFORM says otherwise) for `report`, whose PDF
 // draws text; QCoreApplication for every other command.

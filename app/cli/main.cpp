@@ -21,6 +21,9 @@ constexpr char kUsage[] =
     "                                            memory of one train step, per tick\n"
     "  train MODEL --input F --target F [...]    train with onert-micro semantics\n"
     "  attach PORT|tcp://HOST:PORT [...]         follow a board's training live\n"
+    "  diff ENDPOINT MODEL --input F --target F [--step S] [--json F]\n"
+    "                                            where a board's step first differs from the\n"
+    "                                            reference engine, op by op, backward order\n"
     "  trace dump FILE [--json]                  print a recorded session\n"
     "  report MODEL --format F -o FILE [...]     memory report: json, csv, html, pdf, mondrian,\n"
     "                                            chrome-trace\n"
@@ -52,6 +55,7 @@ int main(int argc, char* argv[]) {
   if (command == QLatin1String("memory")) return trainscope::cli::RunMemory(arguments);
   if (command == QLatin1String("train")) return trainscope::cli::RunTrain(arguments);
   if (command == QLatin1String("attach")) return trainscope::cli::RunAttach(arguments);
+  if (command == QLatin1String("diff")) return trainscope::cli::RunDiff(arguments);
   if (command == QLatin1String("trace")) return trainscope::cli::RunTrace(arguments);
   if (command == QLatin1String("report")) return trainscope::cli::RunReport(arguments);
   if (command == QLatin1String("fit")) return trainscope::cli::RunFit(arguments);

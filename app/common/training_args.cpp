@@ -109,7 +109,12 @@ Status CheckTrainingArguments(const QCommandLineParser& parser, const QString& p
 
 Status LoadTrainingRun(const QCommandLineParser& parser, Model* model, TrainingSetup* setup,
                        DataSet* train) {
-  TS_RETURN_IF_ERROR(ReadModelFile(parser.positionalArguments().first().toStdString(), model));
+  return LoadTrainingRun(parser, parser.positionalArguments().first(), model, setup, train);
+}
+
+Status LoadTrainingRun(const QCommandLineParser& parser, const QString& model_path, Model* model,
+                       TrainingSetup* setup, DataSet* train) {
+  TS_RETURN_IF_ERROR(ReadModelFile(model_path.toStdString(), model));
   TS_RETURN_IF_ERROR(ParseTrainingSetup(parser, *model, setup));
   const Subgraph& main = model->graph().main();
   return ReadDataSet(main, parser.values(QStringLiteral("input")),

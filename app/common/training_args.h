@@ -63,6 +63,9 @@ Status CheckTrainingArguments(const QCommandLineParser& parser, const QString& p
 // targets are shaped after the loss.
 Status LoadTrainingRun(const QCommandLineParser& parser, Model* model, TrainingSetup* setup,
                        DataSet* train);
+// The same with the model's path given apart (a command whose first argument is something else).
+Status LoadTrainingRun(const QCommandLineParser& parser, const QString& model_path, Model* model,
+                       TrainingSetup* setup, DataSet* train);
 
 // MODEL, --train-layers/--train-config, --optimizer, --inference and --batch: what the memory
 // planners (memory, report) take to plan one train step or inference.

@@ -84,6 +84,16 @@ struct TensorCopy {
   std::vector<float> values;
 };
 
+// The same values in place: valid until the step moves on (the next tick, event or gate call).
+// What a board sends from without copying a tensor into RAM it does not have.
+struct TensorView {
+  static constexpr uint32_t kMaxRank = 6;
+  const float* values = nullptr;
+  uint32_t count = 0;
+  uint32_t rank = 0;
+  int32_t dims[kMaxRank] = {};  // a half-rank gradient's first dimension counts its rows
+};
+
 class Trainer {
  public:
   Trainer() = default;
@@ -136,6 +146,8 @@ class Trainer {
   // reason when the engine does not hold it at this point (an activation outside its lifetime,
   // a frozen parameter's gradient, SGD's absent moments); kUnsupported for non-float tensors.
   Status ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy) const;
+  // ReadTensor without the copy (kUnsupported also for a rank above TensorView::kMaxRank).
+  Status ViewTensor(int32_t tensor, TensorAspect aspect, TensorView* view) const;
 
  private:
   Status CheckData(const DataSet& data) const;

@@ -24,20 +24,36 @@ const char* TensorAspectName(TensorAspect aspect) {
 
 namespace {
 
-// Copies the first `count` of a tensor's `full_count` values; a shorter buffer (a half-rank
+// Points at the first `count` of a tensor's `full_count` values; a shorter buffer (a half-rank
 // gradient or moment) holds whole rows, so only the first dimension shrinks.
-void CopyRows(const float* from, size_t count, size_t full_count, std::vector<int32_t> shape,
-              TensorCopy* copy) {
-  if (count < full_count && !shape.empty() && shape[0] > 0) {
-    shape[0] = static_cast<int32_t>(count / (full_count / static_cast<size_t>(shape[0])));
+Status ViewRows(const Tensor& t, const float* from, size_t count, size_t full_count,
+                TensorView* view) {
+  if (t.shape.size() > TensorView::kMaxRank) {
+    return Status::Error(StatusCode::kUnsupported, "%s has rank %u; at most %u can be read",
+                         t.name.c_str(), static_cast<unsigned>(t.shape.size()),
+                         static_cast<unsigned>(TensorView::kMaxRank));
   }
-  copy->shape = std::move(shape);
-  copy->values.assign(from, from + count);
+  view->values = from;
+  view->count = static_cast<uint32_t>(count);
+  view->rank = static_cast<uint32_t>(t.shape.size());
+  for (size_t d = 0; d < t.shape.size(); ++d) view->dims[d] = t.shape[d];
+  if (count < full_count && view->rank > 0 && view->dims[0] > 0) {
+    view->dims[0] = static_cast<int32_t>(count / (full_count / static_cast<size_t>(view->dims[0])));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
 
 Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy) const {
+  TensorView view;
+  TS_RETURN_IF_ERROR(ViewTensor(tensor, aspect, &view));
+  copy->shape.assign(view.dims, view.dims + view.rank);
+  copy->values.assign(view.values, view.values + view.count);
+  return Status::Ok();
+}
+
+Status Trainer::ViewTensor(int32_t tensor, TensorAspect aspect, TensorView* view) const {
   if (subgraph_ == nullptr) {
     return Status::Error(StatusCode::kInvalidArgument, "the trainer is not initialised");
   }
@@ -56,8 +72,7 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
   switch (aspect) {
     case TensorAspect::kValue: {
       if (t.constant) {
-        CopyRows(constants_.floats(tensor), count, count, t.shape, copy);
-        return Status::Ok();
+        return ViewRows(t, constants_.floats(tensor), count, count, view);
       }
       const void* live = views_.values[tensor];
       if (live == nullptr) {
@@ -66,8 +81,7 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
                              "from the op that writes it to its last use)",
                              t.name.c_str());
       }
-      CopyRows(static_cast<const float*>(live), count, count, t.shape, copy);
-      return Status::Ok();
+      return ViewRows(t, static_cast<const float*>(live), count, count, view);
     }
     case TensorAspect::kGradient: {
       const float* live = views_.gradients[tensor];
@@ -90,8 +104,7 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
           binding >= 0
               ? std::min(count, TrainedElementCount(bindings_[static_cast<size_t>(binding)].slice))
               : count;
-      CopyRows(live, elements, count, t.shape, copy);
-      return Status::Ok();
+      return ViewRows(t, live, elements, count, view);
     }
     case TensorAspect::kAdamM:
     case TensorAspect::kAdamV: {
@@ -110,8 +123,7 @@ Status Trainer::ReadTensor(int32_t tensor, TensorAspect aspect, TensorCopy* copy
                                                                         : "the optimizer is SGD");
       }
       // The moments are compact like the gradient: only the trained rows.
-      CopyRows(moment, std::min(count, TrainedElementCount(*slice)), count, t.shape, copy);
-      return Status::Ok();
+      return ViewRows(t, moment, std::min(count, TrainedElementCount(*slice)), count, view);
     }
   }
   return Status::Error(StatusCode::kInvalidArgument, "unknown tensor aspect");

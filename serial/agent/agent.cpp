@@ -21,6 +21,10 @@ static_assert(kAgentMaxPayloadBytes >= 2 + wire::kMaxLogTextBytes, "LOG must fit
 static_assert(kAgentMaxPayloadBytes >= 6 + wire::kMaxInternedNameBytes, "INTERN_NAME must fit");
 static_assert(kAgentMaxPayloadBytes >= 19 + wire::kMaxAgentNameBytes, "HELLO must fit");
 static_assert(kAgentMaxPayloadBytes >= 96, "GRADIENT_STATS must fit");
+static_assert(kAgentMaxPayloadBytes >= 7 + 4 * wire::kMaxTensorChunkValues,
+              "TENSOR_CHUNK must fit");
+static_assert(kAgentMaxPayloadBytes >= 14 + 4 * wire::kMaxTensorRank + wire::kMaxTensorReasonBytes,
+              "TENSOR_HEADER must fit");
 static_assert(kAgentRxFrameBytes >= wire::CobsMaxEncodedSize(4 + 16 + 4), "commands must fit");
 
 Agent::Agent(const AgentConfig& config)
@@ -149,6 +153,7 @@ void Agent::Tick(uint32_t now_ms) {
 
 void Agent::Receive(const uint8_t* data, size_t size) {
   rx_.Push(data, size, this);
+  SendTensorChunks();
   if (control_.TakeHelloRequest()) {
     sent_names_.Clear();
     SendHello();
@@ -189,6 +194,12 @@ void Agent::OnFrame(const wire::FrameView& frame) {
         wire::DecodeStatus::kOk) {
       result = control_.Apply(command);
     }
+  } else if (frame.type == MessageType::kRequestTensor) {
+    wire::RequestTensorCommand command;
+    if (wire::DecodePayload(frame.payload, frame.payload_size, &command) ==
+        wire::DecodeStatus::kOk) {
+      result = StartTensorTransfer(command);
+    }
   } else if (frame.type == MessageType::kSetTrainability) {
     wire::SetTrainabilityCommand command;
     if (wire::DecodePayload(frame.payload, frame.payload_size, &command) ==
@@ -209,6 +220,69 @@ void Agent::OnFrame(const wire::FrameView& frame) {
   Acknowledge(frame, command_id, result);
 }
 
+wire::AckResult Agent::StartTensorTransfer(const wire::RequestTensorCommand& command) {
+  if ((config_.capabilities & wire::capability::kTensorValues) == 0 ||
+      config_.read_tensor == nullptr) {
+    return wire::AckResult::kUnsupported;
+  }
+  if (transfer_.active) return wire::AckResult::kNoRoom;  // one answer at a time
+  AgentTensorView view;
+  const wire::TensorReadResult read =
+      config_.read_tensor(config_.read_context, command.tensor, command.aspect, &view);
+  wire::TensorHeaderMessage header;
+  header.command_id = command.command_id;
+  header.tensor = command.tensor;
+  header.aspect = command.aspect;
+  header.result = read;
+  if (read == wire::TensorReadResult::kOk &&
+      (view.rank > wire::kMaxTensorRank || (view.values == nullptr && view.count > 0))) {
+    header.result = wire::TensorReadResult::kUnsupported;
+    view.reason = "the firmware described the tensor wrongly";
+  }
+  if (header.result == wire::TensorReadResult::kOk) {
+    header.rank = view.rank;
+    for (size_t d = 0; d < view.rank; ++d) header.dims[d] = view.dims[d];
+    header.value_count = view.count;
+  } else {
+    header.reason.Assign(view.reason != nullptr ? view.reason : "");
+  }
+  // The ACK goes first: it settles the command, the header answers it.
+  header_pending_ = header;
+  transfer_.active = header.result == wire::TensorReadResult::kOk;
+  transfer_.command_id = command.command_id;
+  transfer_.values = view.values;
+  transfer_.count = transfer_.active ? view.count : 0;
+  transfer_.sent = 0;
+  has_header_pending_ = true;
+  return wire::AckResult::kOk;
+}
+
+void Agent::SendTensorChunks() {
+  if (has_header_pending_) {
+    has_header_pending_ = false;
+    Send(header_pending_);
+    if (!transfer_.active) return;
+  }
+  constexpr size_t kChunkRecordBytes =
+      TxRing::kRecordHeaderBytes + wire::WireFrameSize(7 + 4 * wire::kMaxTensorChunkValues);
+  while (transfer_.active && ring_.free_bytes() >= 2 * kChunkRecordBytes) {
+    wire::TensorChunkMessage chunk;
+    chunk.command_id = transfer_.command_id;
+    chunk.offset = transfer_.sent;
+    const uint32_t left = transfer_.count - transfer_.sent;
+    chunk.count = static_cast<uint8_t>(
+        left < wire::kMaxTensorChunkValues ? left : wire::kMaxTensorChunkValues);
+    for (size_t i = 0; i < chunk.count; ++i) chunk.values[i] = transfer_.values[transfer_.sent + i];
+    Send(chunk);
+    transfer_.sent += chunk.count;
+    if (transfer_.sent == transfer_.count) {
+      transfer_.active = false;
+      ++stats_.tensors_sent;
+      stats_.tensor_bytes_sent += uint64_t{4} * transfer_.count;
+    }
+  }
+}
+
 void Agent::ReportRunState() {
   wire::RunStateMessage state;
   if (control_.TakeRunStateChange(&state)) Send(state);
@@ -217,10 +291,26 @@ void Agent::ReportRunState() {
 void Agent::WaitWhilePaused() {
   if (config_.poll == nullptr || in_poll_) return;
   in_poll_ = true;
-  while (control_.paused()) {
+  while (control_.paused() || sending_tensor()) {
     Flush();
+    SendTensorChunks();
     config_.poll(config_.poll_context);
     ReportRunState();
+  }
+  in_poll_ = false;
+}
+
+void Agent::FinishTensorTransfer() {
+  if (!sending_tensor() && !has_header_pending_) return;
+  if (config_.poll == nullptr || in_poll_) {
+    SendTensorChunks();
+    return;
+  }
+  in_poll_ = true;
+  while (sending_tensor() || has_header_pending_) {
+    Flush();
+    SendTensorChunks();
+    if (sending_tensor()) config_.poll(config_.poll_context);
   }
   in_poll_ = false;
 }

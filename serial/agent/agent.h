@@ -47,6 +47,21 @@ using AgentPollFn = void (*)(void* context);
 // Returns the name of a tensor or operator (or nullptr if none). Used to intern names lazily.
 using AgentNameLookupFn = const char* (*)(void* context, wire::NameKind kind, uint32_t id);
 
+// Where a tensor's values are in the board's memory, for REQUEST_TENSOR. The agent sends them
+// from there, chunk by chunk, and the run does not continue until the last chunk is queued, so
+// the board keeps nothing extra to answer.
+struct AgentTensorView {
+  const float* values = nullptr;
+  uint32_t count = 0;
+  uint8_t rank = 0;
+  int32_t dims[wire::kMaxTensorRank] = {};
+  const char* reason = nullptr;  // for any result but kOk; must live until the call returns
+};
+// Looks a tensor up where the run waits now. Called only from the agent, at a safe point.
+using AgentTensorReadFn = wire::TensorReadResult (*)(void* context, int32_t tensor,
+                                                     wire::TensorAspect aspect,
+                                                     AgentTensorView* view);
+
 struct AgentConfig {
   const char* name = "trainscope-agent";
   uint32_t capabilities = 0;  // wire::capability bits the firmware implements
@@ -60,10 +75,12 @@ struct AgentConfig {
   void* poll_context = nullptr;
   AgentNameLookupFn lookup_name = nullptr;  // null: names only via InternName()
   void* lookup_context = nullptr;
+  AgentTensorReadFn read_tensor = nullptr;  // null: REQUEST_TENSOR is answered UNSUPPORTED
+  void* read_context = nullptr;
   uint32_t event_mask = wire::kAllEventsMask;  // wire::EventMaskBit() of the events to send
 };
 
-// Largest payload the agent sends (MODEL_ANNOUNCE with a full op list).
+// Largest payload the agent sends (MODEL_ANNOUNCE with a full op list; a TENSOR_CHUNK is 199).
 inline constexpr size_t kAgentMaxPayloadBytes = 21 + 3 * wire::kMaxOpsPerAnnounce + 5;
 inline constexpr size_t kAgentMaxFrameBytes = wire::WireFrameSize(kAgentMaxPayloadBytes);
 // Commands are at most 16 bytes of payload; anything longer is not for the agent.
@@ -76,6 +93,8 @@ struct AgentStats {
   uint32_t commands_rejected = 0;  // acknowledged with a result other than kOk
   uint32_t ignored_frames = 0;     // good frames that are not commands (never answered)
   uint32_t repeated_commands = 0;  // commands sent again (a lost ACK): answered, not re-applied
+  uint32_t tensors_sent = 0;       // REQUEST_TENSOR answers whose last chunk was queued
+  uint64_t tensor_bytes_sent = 0;  // the values of those answers (4 bytes each)
 };
 
 class Agent final : public TrainingObserver, private wire::FrameSink {
@@ -113,6 +132,12 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   void WaitWhilePaused();
 
   bool paused() const { return control_.paused(); }
+  // A REQUEST_TENSOR answer still has chunks to queue; the run waits until it has none.
+  bool sending_tensor() const { return transfer_.active; }
+  // Queues the rest of a REQUEST_TENSOR answer, polling while the ring is full. A firmware that
+  // receives outside the agent's safe points calls this before the run goes on, since the
+  // values are sent from where the tensor lives.
+  void FinishTensorTransfer();
   // Says what the board's schedule is at (training, finished, waiting, halted): a RUN_STATE now
   // and with every heartbeat after.
   void SetActivity(wire::BoardActivity activity) {
@@ -151,6 +176,17 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   // After an event: report a run-state change, let the firmware poll, wait while paused.
   void SafePoint();
   void ReportRunState();
+  wire::AckResult StartTensorTransfer(const wire::RequestTensorCommand& command);
+  // Queues chunks while the TX ring has room for them and for the link frames that may follow.
+  void SendTensorChunks();
+
+  struct TensorTransfer {
+    bool active = false;
+    uint16_t command_id = 0;
+    const float* values = nullptr;
+    uint32_t count = 0;
+    uint32_t sent = 0;
+  };
 
   AgentConfig config_;
   wire::FrameEncoder encoder_;
@@ -173,6 +209,9 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   uint32_t last_heartbeat_ms_ = 0;
   wire::DeviceMemoryMessage device_memory_;
   bool has_device_memory_ = false;
+  TensorTransfer transfer_;
+  wire::TensorHeaderMessage header_pending_;  // sent after the ACK of its request
+  bool has_header_pending_ = false;
 };
 
 }  // namespace trainscope

@@ -45,6 +45,7 @@ class TxRing {
 
   size_t queued_bytes() const { return tail_ - head_; }  // bookkeeping included
   size_t queued_frames() const { return frames_; }
+  size_t free_bytes() const { return capacity_ - queued_bytes(); }
   size_t peak_bytes() const { return peak_bytes_; }
   uint32_t dropped_frames() const { return dropped_frames_; }  // lossy, evicted or refused
   uint32_t dropped_link_frames() const { return dropped_link_frames_; }  // refused link frames

@@ -19,7 +19,8 @@ constexpr uint32_t kCapabilities =
     wire::capability::kForwardOps | wire::capability::kBackwardSteps |
     wire::capability::kMemoryEvents | wire::capability::kGradientStats |
     wire::capability::kUpdateRatio | wire::capability::kLossMetric | wire::capability::kPauseStep |
-    wire::capability::kBreakpoints | wire::capability::kTrainability | wire::capability::kDurations;
+    wire::capability::kBreakpoints | wire::capability::kTrainability |
+    wire::capability::kDurations | wire::capability::kTensorValues;
 
 constexpr int kPausedPollMs = 20;
 constexpr uint32_t kProgressPeriodMs = 1000;
@@ -67,6 +68,8 @@ Status TrainingBoard::Start() {
   config.poll_context = this;
   config.lookup_name = &TrainingBoard::NameThunk;
   config.lookup_context = this;
+  config.read_tensor = &TrainingBoard::ReadTensorThunk;
+  config.read_context = this;
   agent_ = std::make_unique<Agent>(config);
 
   auto trainer = std::make_unique<Trainer>();
@@ -164,6 +167,36 @@ const char* TrainingBoard::NameThunk(void* self, wire::NameKind kind, uint32_t i
   return SubgraphName(static_cast<TrainingBoard*>(self)->model_->graph().main(), kind, id);
 }
 
+wire::TensorReadResult TrainingBoard::ReadTensorThunk(void* self, int32_t tensor,
+                                                      wire::TensorAspect aspect,
+                                                      AgentTensorView* view) {
+  auto* board = static_cast<TrainingBoard*>(self);
+  if (!board->trainer_) {
+    view->reason = "the trainer is not running";
+    return wire::TensorReadResult::kNotHeld;
+  }
+  static_assert(
+      static_cast<int>(TensorAspect::kAdamV) == static_cast<int>(wire::TensorAspect::kAdamV),
+      "the wire's aspects are the engine's");
+  TensorView held;
+  const Status status =
+      board->trainer_->ViewTensor(tensor, static_cast<TensorAspect>(aspect), &held);
+  if (!status.ok()) {
+    board->read_reason_ = status.message();
+    view->reason = board->read_reason_.c_str();
+    const bool exists =
+        tensor >= 0 && static_cast<size_t>(tensor) < board->model_->graph().main().tensors.size();
+    if (!exists) return wire::TensorReadResult::kNoSuchTensor;
+    return status.code() == StatusCode::kUnsupported ? wire::TensorReadResult::kUnsupported
+                                                     : wire::TensorReadResult::kNotHeld;
+  }
+  view->values = held.values;
+  view->count = held.count;
+  view->rank = static_cast<uint8_t>(held.rank);
+  for (uint32_t d = 0; d < held.rank; ++d) view->dims[d] = held.dims[d];
+  return wire::TensorReadResult::kOk;
+}
+
 void TrainingBoard::BeforeBackwardStep(const BackwardStepEvent&) {
   // A PAUSE that arrived during the previous operator stops the run here, between two ops.
   PollLink(0);
@@ -181,6 +214,8 @@ void TrainingBoard::PollLink(int timeout_ms) {
   agent_->Tick(layer_->NowMs());
   ReportMemory(false);
   agent_->Flush();
+  // The values go from where they live: finish before the run can change them.
+  agent_->FinishTensorTransfer();
 }
 
 void TrainingBoard::WaitForLine() {

@@ -87,6 +87,8 @@ class TrainingBoard final : private ExecutionGate {
   static size_t WriteThunk(void* self, const uint8_t* data, size_t size);
   static void PollThunk(void* self);
   static const char* NameThunk(void* self, wire::NameKind kind, uint32_t id);
+  static wire::TensorReadResult ReadTensorThunk(void* self, int32_t tensor,
+                                                wire::TensorAspect aspect, AgentTensorView* view);
   void BeforeBackwardStep(const BackwardStepEvent& event) override;
 
   Status Train();
@@ -111,6 +113,7 @@ class TrainingBoard final : private ExecutionGate {
   std::unique_ptr<Agent> agent_;
   std::unique_ptr<Trainer> trainer_;
   std::vector<wire::OpSummary> ops_;  // stays at one address: the agent keeps a pointer
+  std::string read_reason_;           // why the last REQUEST_TENSOR could not be answered
 };
 
 }  // namespace trainscope

@@ -322,4 +322,73 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, SetTrainabilityComm
   return Finish(reader, mode < kTrainabilityModeCount && rank < kTrainRankCount);
 }
 
+bool EncodePayload(const RequestTensorCommand& command, ByteWriter* writer) {
+  writer->U16(command.command_id);
+  writer->I32(command.tensor);
+  writer->U8(static_cast<uint8_t>(command.aspect));
+  return writer->ok();
+}
+
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, RequestTensorCommand* out) {
+  ByteReader reader(data, size);
+  out->command_id = reader.U16();
+  out->tensor = reader.I32();
+  const uint8_t aspect = reader.U8();
+  out->aspect = static_cast<TensorAspect>(aspect);
+  return Finish(reader, aspect < kTensorAspectCount);
+}
+
+bool EncodePayload(const TensorHeaderMessage& message, ByteWriter* writer) {
+  if (message.rank > kMaxTensorRank) return false;
+  writer->U16(message.command_id);
+  writer->I32(message.tensor);
+  writer->U8(static_cast<uint8_t>(message.aspect));
+  writer->U8(static_cast<uint8_t>(message.result));
+  writer->U8(message.rank);
+  for (size_t d = 0; d < message.rank; ++d) writer->I32(message.dims[d]);
+  writer->U32(message.value_count);
+  PutString(message.reason, writer);
+  return writer->ok();
+}
+
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, TensorHeaderMessage* out) {
+  ByteReader reader(data, size);
+  out->command_id = reader.U16();
+  out->tensor = reader.I32();
+  const uint8_t aspect = reader.U8();
+  const uint8_t result = reader.U8();
+  out->aspect = static_cast<TensorAspect>(aspect);
+  out->result = static_cast<TensorReadResult>(result);
+  out->rank = reader.U8();
+  if (out->rank > kMaxTensorRank)
+    return reader.ok() ? DecodeStatus::kInvalidValue : DecodeStatus::kTruncated;
+  for (size_t d = 0; d < out->rank; ++d) out->dims[d] = reader.I32();
+  out->value_count = reader.U32();
+  const bool reason_ok = GetString(&reader, &out->reason);
+  return Finish(reader, reason_ok && aspect < kTensorAspectCount &&
+                            result < kTensorReadResultCount &&
+                            out->value_count <= kMaxTensorValues);
+}
+
+bool EncodePayload(const TensorChunkMessage& message, ByteWriter* writer) {
+  if (message.count > kMaxTensorChunkValues) return false;
+  writer->U16(message.command_id);
+  writer->U32(message.offset);
+  writer->U8(message.count);
+  for (size_t i = 0; i < message.count; ++i) writer->F32(message.values[i]);
+  return writer->ok();
+}
+
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, TensorChunkMessage* out) {
+  ByteReader reader(data, size);
+  out->command_id = reader.U16();
+  out->offset = reader.U32();
+  out->count = reader.U8();
+  if (out->count > kMaxTensorChunkValues) {
+    return reader.ok() ? DecodeStatus::kInvalidValue : DecodeStatus::kTruncated;
+  }
+  for (size_t i = 0; i < out->count; ++i) out->values[i] = reader.F32();
+  return Finish(reader, true);
+}
+
 }  // namespace trainscope::wire

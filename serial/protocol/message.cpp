@@ -60,6 +60,12 @@ DecodeStatus DecodeMessage(const FrameView& frame, Message* out) {
       return DecodeAs<SetBreakpointCommand>(frame, out);
     case MessageType::kSetTrainability:
       return DecodeAs<SetTrainabilityCommand>(frame, out);
+    case MessageType::kRequestTensor:
+      return DecodeAs<RequestTensorCommand>(frame, out);
+    case MessageType::kTensorHeader:
+      return DecodeAs<TensorHeaderMessage>(frame, out);
+    case MessageType::kTensorChunk:
+      return DecodeAs<TensorChunkMessage>(frame, out);
     case MessageType::kPing:
     case MessageType::kPause:
     case MessageType::kResume:

@@ -28,7 +28,8 @@ using Message =
                  HeartbeatMessage, AckMessage, RunStateMessage, DeviceMemoryMessage, SampleEvent,
                  OptimizerStepEvent, ForwardOpEvent, BackwardStepEvent, MemoryEvent,
                  MemorySummaryEvent, GradientStatsEvent, UpdateRatioEvent, LossEvent, MetricEvent,
-                 BasicCommand, SetBreakpointCommand, SetTrainabilityCommand>;
+                 BasicCommand, SetBreakpointCommand, SetTrainabilityCommand, RequestTensorCommand,
+                 TensorHeaderMessage, TensorChunkMessage>;
 
 MessageType MessageTypeOf(const Message& message);
 

@@ -22,6 +22,9 @@ struct Router {
   void operator()(const BasicCommand& m) const { link->OnCommand(m); }
   void operator()(const SetBreakpointCommand& m) const { link->OnSetBreakpoint(m); }
   void operator()(const SetTrainabilityCommand& m) const { link->OnSetTrainability(m); }
+  void operator()(const RequestTensorCommand& m) const { link->OnRequestTensor(m); }
+  void operator()(const TensorHeaderMessage& m) const { link->OnTensorHeader(m); }
+  void operator()(const TensorChunkMessage& m) const { link->OnTensorChunk(m); }
   void operator()(const SampleEvent& e) const { events->OnSample(e); }
   void operator()(const OptimizerStepEvent& e) const { events->OnOptimizerStep(e); }
   void operator()(const ForwardOpEvent& e) const { events->OnForwardOp(e); }

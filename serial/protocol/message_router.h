@@ -37,6 +37,9 @@ class LinkHandler {
   virtual void OnCommand(const BasicCommand&) {}
   virtual void OnSetBreakpoint(const SetBreakpointCommand&) {}
   virtual void OnSetTrainability(const SetTrainabilityCommand&) {}
+  virtual void OnRequestTensor(const RequestTensorCommand&) {}
+  virtual void OnTensorHeader(const TensorHeaderMessage&) {}
+  virtual void OnTensorChunk(const TensorChunkMessage&) {}
   virtual void OnMalformed(const FrameView&, DecodeStatus) {}
 };
 

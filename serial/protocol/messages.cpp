@@ -133,4 +133,41 @@ bool operator==(const SetTrainabilityCommand& a, const SetTrainabilityCommand& b
   return a.command_id == b.command_id && a.mode == b.mode && a.rank == b.rank && a.value == b.value;
 }
 
+bool operator==(const RequestTensorCommand& a, const RequestTensorCommand& b) {
+  return a.command_id == b.command_id && a.tensor == b.tensor && a.aspect == b.aspect;
+}
+
+const char* TensorReadResultName(TensorReadResult result) {
+  switch (result) {
+    case TensorReadResult::kOk:
+      return "ok";
+    case TensorReadResult::kNotHeld:
+      return "not held";
+    case TensorReadResult::kUnsupported:
+      return "unsupported";
+    case TensorReadResult::kNoSuchTensor:
+      return "no such tensor";
+  }
+  return "?";
+}
+
+bool operator==(const TensorHeaderMessage& a, const TensorHeaderMessage& b) {
+  if (a.command_id != b.command_id || a.tensor != b.tensor || a.aspect != b.aspect ||
+      a.result != b.result || a.rank != b.rank || a.value_count != b.value_count ||
+      !(a.reason == b.reason)) {
+    return false;
+  }
+  for (size_t d = 0; d < a.rank && d < kMaxTensorRank; ++d) {
+    if (a.dims[d] != b.dims[d]) return false;
+  }
+  return true;
+}
+
+bool operator==(const TensorChunkMessage& a, const TensorChunkMessage& b) {
+  return a.command_id == b.command_id && a.offset == b.offset && a.count == b.count &&
+         std::memcmp(a.values, b.values,
+                     sizeof(float) *
+                         (a.count <= kMaxTensorChunkValues ? a.count : kMaxTensorChunkValues)) == 0;
+}
+
 }  // namespace trainscope::wire

@@ -222,6 +222,52 @@ struct SetTrainabilityCommand {
   uint32_t value = 0;
 };
 
+// Which of a tensor's values REQUEST_TENSOR asks for (the engine's TensorAspect, same values).
+enum class TensorAspect : uint8_t { kValue = 0, kGradient = 1, kAdamM = 2, kAdamV = 3 };
+inline constexpr uint8_t kTensorAspectCount = 4;
+
+// REQUEST_TENSOR: the values of one tensor as the board holds it where it waits now (paused, or
+// the next safe point while running). Answered by ACK, then TENSOR_HEADER and TENSOR_CHUNKs.
+struct RequestTensorCommand {
+  uint16_t command_id = 0;
+  int32_t tensor = 0;
+  TensorAspect aspect = TensorAspect::kValue;
+};
+
+enum class TensorReadResult : uint8_t {
+  kOk = 0,
+  kNotHeld = 1,      // not in the board's memory at this point of the step (the reason says why)
+  kUnsupported = 2,  // not float32, or a rank above kMaxTensorRank
+  kNoSuchTensor = 3,
+};
+inline constexpr uint8_t kTensorReadResultCount = 4;
+const char* TensorReadResultName(TensorReadResult result);  // "ok", "not held", ...
+
+inline constexpr size_t kMaxTensorRank = 6;
+inline constexpr size_t kMaxTensorReasonBytes = 120;
+// Values per TENSOR_CHUNK: 199 payload bytes, so a chunk fits the agent's frame buffer.
+inline constexpr size_t kMaxTensorChunkValues = 48;
+// A header announcing more is refused by the desktop: 64 MiB of float32.
+inline constexpr uint32_t kMaxTensorValues = 16u << 20;
+
+struct TensorHeaderMessage {
+  uint16_t command_id = 0;  // of the REQUEST_TENSOR answered
+  int32_t tensor = 0;
+  TensorAspect aspect = TensorAspect::kValue;
+  TensorReadResult result = TensorReadResult::kOk;
+  uint8_t rank = 0;
+  int32_t dims[kMaxTensorRank] = {};
+  uint32_t value_count = 0;  // 0 unless result is kOk; then TENSOR_CHUNKs carry them in order
+  BoundedString<kMaxTensorReasonBytes> reason;  // why not, for any result but kOk
+};
+
+struct TensorChunkMessage {
+  uint16_t command_id = 0;
+  uint32_t offset = 0;  // index of values[0] in the tensor
+  uint8_t count = 0;
+  float values[kMaxTensorChunkValues] = {};
+};
+
 bool operator==(const HelloMessage& a, const HelloMessage& b);
 bool operator==(const OpSummary& a, const OpSummary& b);
 bool operator==(const ModelAnnounceMessage& a, const ModelAnnounceMessage& b);
@@ -234,6 +280,9 @@ bool operator==(const DeviceMemoryMessage& a, const DeviceMemoryMessage& b);
 bool operator==(const BasicCommand& a, const BasicCommand& b);
 bool operator==(const SetBreakpointCommand& a, const SetBreakpointCommand& b);
 bool operator==(const SetTrainabilityCommand& a, const SetTrainabilityCommand& b);
+bool operator==(const RequestTensorCommand& a, const RequestTensorCommand& b);
+bool operator==(const TensorHeaderMessage& a, const TensorHeaderMessage& b);
+bool operator==(const TensorChunkMessage& a, const TensorChunkMessage& b);
 
 // 64-bit FNV-1a: the model hash of MODEL_ANNOUNCE and trace headers. Cheap enough for a board
 // to run once over its model at import.

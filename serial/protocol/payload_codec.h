@@ -99,6 +99,15 @@ inline MessageType MessageTypeOf(const SetBreakpointCommand&) {
 inline MessageType MessageTypeOf(const SetTrainabilityCommand&) {
   return MessageType::kSetTrainability;
 }
+inline MessageType MessageTypeOf(const RequestTensorCommand&) {
+  return MessageType::kRequestTensor;
+}
+inline MessageType MessageTypeOf(const TensorHeaderMessage&) {
+  return MessageType::kTensorHeader;
+}
+inline MessageType MessageTypeOf(const TensorChunkMessage&) {
+  return MessageType::kTensorChunk;
+}
 
 // Link messages and commands (link_codec.cpp). Each returns writer->ok().
 bool EncodePayload(const HelloMessage& message, ByteWriter* writer);
@@ -125,6 +134,14 @@ DecodeStatus DecodePayload(const uint8_t* data, size_t size, DeviceMemoryMessage
 DecodeStatus DecodePayload(MessageType type, const uint8_t* data, size_t size, BasicCommand* out);
 DecodeStatus DecodePayload(const uint8_t* data, size_t size, SetBreakpointCommand* out);
 DecodeStatus DecodePayload(const uint8_t* data, size_t size, SetTrainabilityCommand* out);
+
+// Tensor values (link_codec.cpp).
+bool EncodePayload(const RequestTensorCommand& command, ByteWriter* writer);
+bool EncodePayload(const TensorHeaderMessage& message, ByteWriter* writer);
+bool EncodePayload(const TensorChunkMessage& message, ByteWriter* writer);
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, RequestTensorCommand* out);
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, TensorHeaderMessage* out);
+DecodeStatus DecodePayload(const uint8_t* data, size_t size, TensorChunkMessage* out);
 
 // Training events (event_codec.cpp).
 bool EncodePayload(const SampleEvent& event, ByteWriter* writer);

@@ -19,6 +19,8 @@ constexpr TypeInfo kTypes[] = {
     {MessageType::kAck, "ACK", 4},
     {MessageType::kRunState, "RUN_STATE", 27},
     {MessageType::kDeviceMemory, "DEVICE_MEMORY", 33},
+    {MessageType::kTensorHeader, "TENSOR_HEADER", 9 + 4 * 6 + 4 + 1 + 120},
+    {MessageType::kTensorChunk, "TENSOR_CHUNK", 7 + 4 * 48},
     {MessageType::kSample, "SAMPLE", 13},
     {MessageType::kOptimizerStep, "OPTIMIZER_STEP", 12},
     {MessageType::kForwardOp, "FORWARD_OP", 16},
@@ -39,6 +41,7 @@ constexpr TypeInfo kTypes[] = {
     {MessageType::kSetTrainability, "SET_TRAINABILITY", 8},
     {MessageType::kRequestMemoryPlan, "REQUEST_MEMORY_PLAN", 2},
     {MessageType::kRequestHello, "REQUEST_HELLO", 2},
+    {MessageType::kRequestTensor, "REQUEST_TENSOR", 7},
 };
 
 const TypeInfo* Find(uint8_t raw_type) {

@@ -52,6 +52,8 @@ enum class MessageType : uint8_t {
   kAck = 0x06,
   kRunState = 0x07,
   kDeviceMemory = 0x08,
+  kTensorHeader = 0x09,  // the answer to REQUEST_TENSOR: shape and count, or why not
+  kTensorChunk = 0x0A,   // up to 48 of its values
   // Board -> desktop: training events, one per struct of engine/core/events.h.
   kSample = 0x10,
   kOptimizerStep = 0x11,
@@ -74,7 +76,8 @@ enum class MessageType : uint8_t {
   kSetTrainability = 0x47,
   kRequestMemoryPlan = 0x48,
   kRequestHello = 0x49,  // re-send HELLO, MODEL_ANNOUNCE and names (desktop attached late)
-  // 0x4A-0x7F: reserved for future commands; a board answers them with ACK UNKNOWN_COMMAND.
+  kRequestTensor = 0x4A,
+  // 0x4B-0x7F: reserved for future commands; a board answers them with ACK UNKNOWN_COMMAND.
 };
 
 // "HELLO", "BACKWARD_STEP", ... or nullptr for a type this version does not define.
@@ -87,7 +90,7 @@ inline bool IsEventMessage(MessageType type) {
   return static_cast<uint8_t>(type) >= 0x10 && static_cast<uint8_t>(type) <= 0x19;
 }
 inline bool IsCommandMessage(MessageType type) {
-  return static_cast<uint8_t>(type) >= 0x40 && static_cast<uint8_t>(type) <= 0x49;
+  return static_cast<uint8_t>(type) >= 0x40 && static_cast<uint8_t>(type) <= 0x4A;
 }
 // Bit of HELLO's event mask / the agent's stream mask for an event type (0 for non-events).
 inline uint32_t EventMaskBit(MessageType type) {
@@ -118,7 +121,8 @@ inline constexpr uint32_t kMemoryPlan = 1u << 9;     // REQUEST_MEMORY_PLAN
 inline constexpr uint32_t kDurations = 1u << 10;     // duration_ns fields are measured, not 0
 // The durations are an emulator's time (QEMU -icount: instructions, not cycles).
 inline constexpr uint32_t kEmulatedTime = 1u << 11;
-inline constexpr uint32_t kAllDefined = (1u << 12) - 1;
+inline constexpr uint32_t kTensorValues = 1u << 12;  // REQUEST_TENSOR
+inline constexpr uint32_t kAllDefined = (1u << 13) - 1;
 }  // namespace capability
 
 }  // namespace trainscope::wire

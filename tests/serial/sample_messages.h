@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <variant>
 #include <vector>
@@ -160,6 +161,25 @@ inline std::vector<wire::Message> OneOfEachMessage() {
   all.push_back(SetBreakpointCommand{77, BreakpointKind::kGradientAbove, false, 9, 3.5f, 65536});
   all.push_back(
       SetTrainabilityCommand{78, TrainabilityMode::kLastLayers, TrainRank::kUpperHalf, 3});
+  all.push_back(RequestTensorCommand{79, 12, TensorAspect::kAdamV});
+  TensorHeaderMessage header;
+  header.command_id = 79;
+  header.tensor = 12;
+  header.aspect = TensorAspect::kAdamV;
+  header.rank = static_cast<uint8_t>(kMaxTensorRank);  // the largest header
+  for (size_t d = 0; d < kMaxTensorRank; ++d) header.dims[d] = 2;
+  header.value_count = 64;
+  std::string reason(kMaxTensorReasonBytes, 'r');
+  header.reason.Assign(reason.c_str());
+  all.push_back(header);
+  TensorChunkMessage chunk;  // the largest chunk, NaN and Inf bit patterns included
+  chunk.command_id = 79;
+  chunk.offset = 48;
+  chunk.count = static_cast<uint8_t>(kMaxTensorChunkValues);
+  for (size_t i = 0; i < kMaxTensorChunkValues; ++i) chunk.values[i] = 0.5f * static_cast<float>(i);
+  chunk.values[3] = std::numeric_limits<float>::quiet_NaN();
+  chunk.values[4] = -std::numeric_limits<float>::infinity();
+  all.push_back(chunk);
   return all;
 }
 

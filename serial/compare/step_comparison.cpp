@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "serial/compare/step_comparison.h"
+
+namespace trainscope {
+namespace {
+
+bool SameRead(const ProbeReading& a, const ProbeReading& b) {
+  return a.point == b.point && a.read.tensor == b.read.tensor && a.read.aspect == b.read.aspect;
+}
+
+}  // namespace
+
+StepComparison CompareStep(const std::vector<ProbeReading>& board,
+                           const std::vector<ProbeReading>& reference,
+                           const DivergenceThresholds& thresholds) {
+  StepComparison out;
+  std::vector<bool> paired(reference.size(), false);
+  size_t hint = 0;  // both sides are in plan order: the partner is usually the next one
+  for (const ProbeReading& b : board) {
+    TensorComparison c;
+    c.point = b.point;
+    c.read = b.read;
+    c.board_held = b.held;
+    c.board_reason = b.reason;
+    const ProbeReading* r = nullptr;
+    for (size_t n = 0; n < reference.size() && r == nullptr; ++n) {
+      const size_t i = (hint + n) % reference.size();
+      if (!paired[i] && SameRead(b, reference[i])) {
+        paired[i] = true;
+        r = &reference[i];
+        hint = i + 1;
+      }
+    }
+    if (r != nullptr) {
+      c.reference_held = r->held;
+      c.reference_reason = r->reason;
+    } else {
+      c.reference_reason = "the reference engine did not reach this point";
+    }
+    if (c.board_held && c.reference_held) {
+      ++out.compared;
+      c.shape = r->copy.shape;
+      c.shape_matches =
+          b.copy.shape == r->copy.shape && b.copy.values.size() == r->copy.values.size();
+      if (c.shape_matches) {
+        c.difference =
+            CompareTensors(b.copy.values.data(), r->copy.values.data(), r->copy.values.size());
+        c.divergent = Diverges(c.difference, thresholds);
+        if (out.largest < 0 ||
+            c.difference.relative_l2 >
+                out.tensors[static_cast<size_t>(out.largest)].difference.relative_l2) {
+          out.largest = static_cast<int64_t>(out.tensors.size());
+        }
+      } else {
+        c.divergent = true;
+      }
+    } else if (c.board_held != c.reference_held) {
+      ++out.held_on_one_side;
+    }
+    if (c.divergent && out.first_divergent < 0) {
+      out.first_divergent = static_cast<int64_t>(out.tensors.size());
+    }
+    out.tensors.push_back(std::move(c));
+  }
+  for (size_t i = 0; i < reference.size(); ++i) {
+    if (paired[i]) continue;
+    TensorComparison c;
+    c.point = reference[i].point;
+    c.read = reference[i].read;
+    c.reference_held = reference[i].held;
+    c.board_reason = "not read from the board";
+    if (c.reference_held) ++out.held_on_one_side;
+    out.tensors.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace trainscope

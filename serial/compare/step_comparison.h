@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// CompareStep: the board's readings of one optimizer step beside the reference engine's, tensor
+// by tensor, in the order the step reached them (backward order within each sample, then the
+// update). The first tensor beyond the thresholds names the first divergent operator; the
+// largest difference seen is kept either way, so "no divergence" still says how close it was.
+//
+//   StepComparison c = CompareStep(board, reference, thresholds);
+//   if (c.first_divergent >= 0) Report(c.tensors[c.first_divergent]);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "serial/compare/probe_plan.h"
+#include "serial/compare/tensor_metrics.h"
+
+namespace trainscope {
+
+struct TensorComparison {
+  ProbePoint point;
+  ProbeRead read;
+  bool board_held = false;
+  bool reference_held = false;
+  std::string board_reason;      // why the board did not send it
+  std::string reference_reason;  // why the reference did not hold it
+  bool shape_matches = false;    // both held, same shape
+  std::vector<int32_t> shape;
+  TensorDifference difference;  // when both held with the same shape
+  bool divergent = false;       // beyond a threshold, NaN/Inf mismatch, or shapes differ
+};
+
+struct StepComparison {
+  std::vector<TensorComparison> tensors;
+  int64_t first_divergent = -1;   // index into tensors
+  int64_t largest = -1;           // the largest relative L2 error among the compared ones
+  uint64_t compared = 0;          // tensors held on both sides
+  uint64_t held_on_one_side = 0;  // what one side held and the other did not
+};
+
+// Pairs `board` and `reference` by (point, tensor, aspect); a reading without a partner counts
+// as held on one side.
+StepComparison CompareStep(const std::vector<ProbeReading>& board,
+                           const std::vector<ProbeReading>& reference,
+                           const DivergenceThresholds& thresholds);
+
+}  // namespace trainscope

@@ -370,21 +370,23 @@ int RunDiff(const QStringList& arguments) {
       static_cast<unsigned long long>(t.chunks), t.seconds);
   std::fprintf(stderr, " (%.2f s of line time at 115200 baud)\n",
                static_cast<double>(t.wire_bytes) * 10.0 / 115200.0);
-  std::printf("compared %llu tensors of step %u\n",
-              static_cast<unsigned long long>(comparison.compared), probe.step());
+  // With the JSON on standard output, the text goes to the terminal beside it.
+  FILE* text = o.json == QLatin1String("-") ? stderr : stdout;
+  std::fprintf(text, "compared %llu tensors of step %u\n",
+               static_cast<unsigned long long>(comparison.compared), probe.step());
   if (comparison.largest >= 0) {
-    std::printf("largest difference: %s\n",
-                qPrintable(Describe(subgraph,
-                                    comparison.tensors[static_cast<size_t>(comparison.largest)])));
+    std::fprintf(text, "largest difference: %s\n",
+                 qPrintable(Describe(subgraph,
+                                     comparison.tensors[static_cast<size_t>(comparison.largest)])));
   }
   if (comparison.first_divergent >= 0) {
     const TensorComparison& first =
         comparison.tensors[static_cast<size_t>(comparison.first_divergent)];
-    std::printf("first divergent op: %u %s\n  %s\n", first.read.op_index,
-                OpcodeName(subgraph.operators[first.read.op_index].opcode),
-                qPrintable(Describe(subgraph, first)));
+    std::fprintf(text, "first divergent op: %u %s\n  %s\n", first.read.op_index,
+                 OpcodeName(subgraph.operators[first.read.op_index].opcode),
+                 qPrintable(Describe(subgraph, first)));
   } else {
-    std::printf("no operator beyond the thresholds\n");
+    std::fprintf(text, "no operator beyond the thresholds\n");
   }
   if (!o.json.isEmpty()) {
     const QByteArray json =

@@ -39,6 +39,8 @@ class RecordingDesktop : public TrainingObserver, public wire::LinkHandler {
   void OnAck(const wire::AckMessage& m) override { messages.push_back(m); }
   void OnRunState(const wire::RunStateMessage& m) override { messages.push_back(m); }
   void OnDeviceMemory(const wire::DeviceMemoryMessage& m) override { messages.push_back(m); }
+  void OnTensorHeader(const wire::TensorHeaderMessage& m) override { messages.push_back(m); }
+  void OnTensorChunk(const wire::TensorChunkMessage& m) override { messages.push_back(m); }
 
   template <class T>
   std::vector<T> All() const {
@@ -124,7 +126,8 @@ class AgentHarness {
   static void SetId(T* value, uint16_t id) {
     if constexpr (std::is_same_v<T, wire::BasicCommand> ||
                   std::is_same_v<T, wire::SetBreakpointCommand> ||
-                  std::is_same_v<T, wire::SetTrainabilityCommand>) {
+                  std::is_same_v<T, wire::SetTrainabilityCommand> ||
+                  std::is_same_v<T, wire::RequestTensorCommand>) {
       value->command_id = id;
     }
   }

@@ -59,6 +59,9 @@ class Capture final : public TrainingObserver, public LinkHandler {
   void OnCommand(const BasicCommand& m) override { Keep(m); }
   void OnSetBreakpoint(const SetBreakpointCommand& m) override { Keep(m); }
   void OnSetTrainability(const SetTrainabilityCommand& m) override { Keep(m); }
+  void OnRequestTensor(const RequestTensorCommand& m) override { Keep(m); }
+  void OnTensorHeader(const TensorHeaderMessage& m) override { Keep(m); }
+  void OnTensorChunk(const TensorChunkMessage& m) override { Keep(m); }
   void OnMalformed(const FrameView&, DecodeStatus status) override {
     Check(status != DecodeStatus::kOk);
     ++malformed;
@@ -189,6 +192,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   RoundTrip<DeviceMemoryMessage>(payload, payload_size);
   RoundTrip<SetBreakpointCommand>(payload, payload_size);
   RoundTrip<SetTrainabilityCommand>(payload, payload_size);
+  RoundTrip<RequestTensorCommand>(payload, payload_size);
+  RoundTrip<TensorHeaderMessage>(payload, payload_size);
+  RoundTrip<TensorChunkMessage>(payload, payload_size);
   RoundTrip<SampleEvent>(payload, payload_size);
   RoundTrip<OptimizerStepEvent>(payload, payload_size);
   RoundTrip<ForwardOpEvent>(payload, payload_size);

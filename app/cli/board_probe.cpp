@@ -38,10 +38,7 @@ Status BoardProbe::WaitUntil(const std::function<bool()>& done, const char* what
 Status BoardProbe::Connect(uint64_t model_hash) {
   TS_RETURN_IF_ERROR(session_->SendCommand(wire::MessageType::kRequestHello));
   const AttachStats& s = session_->stats();
-  auto announced = [&s] {
-    if (!s.has_hello || !s.has_model || s.ops.size() != s.op_count) return false;
-    return true;
-  };
+  auto announced = [&s] { return s.has_hello && s.has_model && s.ops.size() == s.op_count; };
   TS_RETURN_IF_ERROR(WaitUntil(announced, "waiting for HELLO and MODEL_ANNOUNCE"));
   const uint32_t needed = wire::capability::kTensorValues | wire::capability::kPauseStep;
   if ((s.hello.capabilities & needed) != needed) {
@@ -64,13 +61,13 @@ Status BoardProbe::Connect(uint64_t model_hash) {
 }
 
 Status BoardProbe::SendAndWaitForPause(wire::MessageType command, const char* what) {
-  const uint64_t before = session_->stats().step_done_reports + session_->stats().paused_reports;
-  TS_RETURN_IF_ERROR(session_->SendCommand(command));
   const AttachStats& s = session_->stats();
+  const uint64_t pauses_before = s.paused_reports;
+  TS_RETURN_IF_ERROR(session_->SendCommand(command));
   return WaitUntil(
       [&] {
         if (s.activity == wire::BoardActivity::kFinished && !s.paused) return true;
-        return s.paused && s.step_done_reports + s.paused_reports > before &&
+        return s.paused && s.paused_reports > pauses_before &&
                !session_->commands().awaiting(command);
       },
       what);

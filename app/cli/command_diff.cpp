@@ -44,20 +44,6 @@ struct DiffOptions {
   bool stay_paused = false;
 };
 
-Status ParseDouble(const QCommandLineParser& parser, const char* name, double minimum,
-                   double* value) {
-  const QString option = QString::fromLatin1(name);
-  if (!parser.isSet(option)) return Status::Ok();
-  bool ok = false;
-  const double parsed = parser.value(option).toDouble(&ok);
-  if (!ok || !std::isfinite(parsed) || parsed < minimum) {
-    return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a number >= %g", name,
-                         qPrintable(parser.value(option)), minimum);
-  }
-  *value = parsed;
-  return Status::Ok();
-}
-
 Status ParseDiffOptions(const QCommandLineParser& parser, DiffOptions* o) {
   const QStringList positional = parser.positionalArguments();
   if (positional.size() != 2) {
@@ -82,15 +68,17 @@ Status ParseDiffOptions(const QCommandLineParser& parser, DiffOptions* o) {
       o->ops.insert(op);
     }
   }
-  TS_RETURN_IF_ERROR(ParseDouble(parser, "max-rel-l2", 0.0, &o->thresholds.relative_l2));
-  TS_RETURN_IF_ERROR(ParseDouble(parser, "max-abs", 0.0, &o->thresholds.max_abs));
-  TS_RETURN_IF_ERROR(ParseDouble(parser, "min-cosine", -1.0, &o->thresholds.min_cosine));
+  TS_RETURN_IF_ERROR(
+      ParseDouble(parser, QStringLiteral("max-rel-l2"), 0.0, &o->thresholds.relative_l2));
+  TS_RETURN_IF_ERROR(ParseDouble(parser, QStringLiteral("max-abs"), 0.0, &o->thresholds.max_abs));
+  TS_RETURN_IF_ERROR(
+      ParseDouble(parser, QStringLiteral("min-cosine"), -1.0, &o->thresholds.min_cosine));
   if (parser.isSet(QStringLiteral("max-ulp"))) {
     uint32_t ulp = 0;
     TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("max-ulp"), 0, &ulp));
     o->thresholds.max_ulp = ulp;
   }
-  TS_RETURN_IF_ERROR(ParseDouble(parser, "timeout", 0.1, &o->timeout_seconds));
+  TS_RETURN_IF_ERROR(ParseDouble(parser, QStringLiteral("timeout"), 0.1, &o->timeout_seconds));
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("baud"), 0, &o->baud));
   o->json = parser.value(QStringLiteral("json"));
   o->stay_paused = parser.isSet(QStringLiteral("stay-paused"));
@@ -195,41 +183,31 @@ QString Describe(const Subgraph& subgraph, const TensorComparison& c) {
 
 QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Subgraph& subgraph,
                        uint32_t step, const StepComparison& c, const ProbeTransfer& transfer) {
-  QJsonArray ops;
-  QJsonArray update;
-  int64_t current_op = -1;
-  QJsonObject op_object;
-  QJsonArray op_tensors;
-  auto flush = [&] {
-    if (current_op < 0) return;
-    op_object.insert(QStringLiteral("tensors"), op_tensors);
-    ops.append(op_object);
-    op_tensors = QJsonArray();
-  };
-  // Backward points in step order: per op, all samples (the plan visits them sample-major).
+  // Per op in backward order (the order the step first reaches them), every sample's tensors.
   std::vector<uint32_t> order;
+  std::vector<bool> listed(subgraph.operators.size(), false);
   for (const TensorComparison& t : c.tensors) {
-    if (t.point.moment != ProbeMoment::kAfterBackwardOp) continue;
-    bool seen = false;
-    for (uint32_t k : order) seen |= k == t.read.op_index;
-    if (!seen) order.push_back(t.read.op_index);
+    if (t.point.moment != ProbeMoment::kAfterBackwardOp || listed[t.read.op_index]) continue;
+    listed[t.read.op_index] = true;
+    order.push_back(t.read.op_index);
   }
+  QJsonArray ops;
   for (uint32_t k : order) {
-    current_op = k;
-    const Operator& op = subgraph.operators[k];
-    op_object = QJsonObject{
-        {QStringLiteral("op"), static_cast<qint64>(k)},
-        {QStringLiteral("opcode"), QString::fromLatin1(OpcodeName(op.opcode))},
-        {QStringLiteral("backward_step"), static_cast<qint64>(subgraph.operators.size() - 1 - k)}};
+    QJsonArray tensors;
     bool divergent = false;
     for (const TensorComparison& t : c.tensors) {
       if (t.point.moment != ProbeMoment::kAfterBackwardOp || t.read.op_index != k) continue;
-      op_tensors.append(TensorJson(subgraph, t));
+      tensors.append(TensorJson(subgraph, t));
       divergent |= t.divergent;
     }
-    op_object.insert(QStringLiteral("divergent"), divergent);
-    flush();
+    ops.append(QJsonObject{
+        {QStringLiteral("op"), static_cast<qint64>(k)},
+        {QStringLiteral("opcode"), QString::fromLatin1(OpcodeName(subgraph.operators[k].opcode))},
+        {QStringLiteral("backward_step"), static_cast<qint64>(subgraph.operators.size() - 1 - k)},
+        {QStringLiteral("divergent"), divergent},
+        {QStringLiteral("tensors"), tensors}});
   }
+  QJsonArray update;
   for (const TensorComparison& t : c.tensors) {
     if (t.point.moment != ProbeMoment::kAfterUpdate) continue;
     QJsonObject entry = TensorJson(subgraph, t);
@@ -259,25 +237,23 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
                    {QStringLiteral("payload_bytes"), static_cast<qint64>(transfer.payload_bytes)},
                    {QStringLiteral("wire_bytes"), static_cast<qint64>(transfer.wire_bytes)},
                    {QStringLiteral("seconds"), transfer.seconds}}}};
+  // A tensor named outside its op's list says which op and where in the step.
+  const auto located = [&](int64_t index) {
+    const TensorComparison& t = c.tensors[static_cast<size_t>(index)];
+    QJsonObject detail = TensorJson(subgraph, t);
+    detail.insert(QStringLiteral("op"), static_cast<qint64>(t.read.op_index));
+    detail.insert(QStringLiteral("moment"), QString::fromLatin1(ProbeMomentName(t.point.moment)));
+    return detail;
+  };
   if (c.first_divergent >= 0) {
-    const TensorComparison& first = c.tensors[static_cast<size_t>(c.first_divergent)];
-    report.insert(QStringLiteral("first_divergent_op"), static_cast<qint64>(first.read.op_index));
-    QJsonObject detail = TensorJson(subgraph, first);
-    detail.insert(QStringLiteral("op"), static_cast<qint64>(first.read.op_index));
-    detail.insert(QStringLiteral("moment"),
-                  QString::fromLatin1(ProbeMomentName(first.point.moment)));
-    report.insert(QStringLiteral("first_divergent"), detail);
+    report.insert(
+        QStringLiteral("first_divergent_op"),
+        static_cast<qint64>(c.tensors[static_cast<size_t>(c.first_divergent)].read.op_index));
+    report.insert(QStringLiteral("first_divergent"), located(c.first_divergent));
   } else {
     report.insert(QStringLiteral("first_divergent_op"), QJsonValue::Null);
   }
-  if (c.largest >= 0) {
-    const TensorComparison& largest = c.tensors[static_cast<size_t>(c.largest)];
-    QJsonObject detail = TensorJson(subgraph, largest);
-    detail.insert(QStringLiteral("op"), static_cast<qint64>(largest.read.op_index));
-    detail.insert(QStringLiteral("moment"),
-                  QString::fromLatin1(ProbeMomentName(largest.point.moment)));
-    report.insert(QStringLiteral("largest_difference"), detail);
-  }
+  if (c.largest >= 0) report.insert(QStringLiteral("largest_difference"), located(c.largest));
   return report;
 }
 

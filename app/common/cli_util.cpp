@@ -144,15 +144,27 @@ Status ParseUnsigned(const QCommandLineParser& parser, const QString& option, ui
   return Status::Ok();
 }
 
-Status ParseFloat(const QCommandLineParser& parser, const QString& option, float* value) {
+Status ParseDouble(const QCommandLineParser& parser, const QString& option, double minimum,
+                   double* value) {
   if (!parser.isSet(option)) return Status::Ok();
   bool ok = false;
-  const float parsed = parser.value(option).toFloat(&ok);
-  if (!ok || !std::isfinite(parsed) || parsed < 0.0f) {
+  const double parsed = parser.value(option).toDouble(&ok);
+  if (!ok || !std::isfinite(parsed) || parsed < minimum) {
+    return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a number >= %g",
+                         qPrintable(option), qPrintable(parser.value(option)), minimum);
+  }
+  *value = parsed;
+  return Status::Ok();
+}
+
+Status ParseFloat(const QCommandLineParser& parser, const QString& option, float* value) {
+  double parsed = *value;
+  TS_RETURN_IF_ERROR(ParseDouble(parser, option, 0.0, &parsed));
+  if (!std::isfinite(static_cast<float>(parsed))) {
     return Status::Error(StatusCode::kInvalidArgument, "--%s '%s': expected a number >= 0",
                          qPrintable(option), qPrintable(parser.value(option)));
   }
-  *value = parsed;
+  *value = static_cast<float>(parsed);
   return Status::Ok();
 }
 

@@ -57,6 +57,9 @@ Status ParseLoss(const QString& text, LossKind* kind);
 Status ParseMetric(const QString& text, MetricKind* kind);
 Status ParseUnsigned(const QCommandLineParser& parser, const QString& option, uint32_t minimum,
                      uint32_t* value);
+// A finite number >= 0 (float) or >= `minimum` (double); an absent option leaves *value.
 Status ParseFloat(const QCommandLineParser& parser, const QString& option, float* value);
+Status ParseDouble(const QCommandLineParser& parser, const QString& option, double minimum,
+                   double* value);
 
 }  // namespace trainscope::cli

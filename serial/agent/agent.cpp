@@ -21,9 +21,8 @@ static_assert(kAgentMaxPayloadBytes >= 2 + wire::kMaxLogTextBytes, "LOG must fit
 static_assert(kAgentMaxPayloadBytes >= 6 + wire::kMaxInternedNameBytes, "INTERN_NAME must fit");
 static_assert(kAgentMaxPayloadBytes >= 19 + wire::kMaxAgentNameBytes, "HELLO must fit");
 static_assert(kAgentMaxPayloadBytes >= 96, "GRADIENT_STATS must fit");
-static_assert(kAgentMaxPayloadBytes >= 7 + 4 * wire::kMaxTensorChunkValues,
-              "TENSOR_CHUNK must fit");
-static_assert(kAgentMaxPayloadBytes >= 14 + 4 * wire::kMaxTensorRank + wire::kMaxTensorReasonBytes,
+static_assert(kAgentMaxPayloadBytes >= wire::kMaxTensorChunkPayloadBytes, "TENSOR_CHUNK must fit");
+static_assert(kAgentMaxPayloadBytes >= wire::kMaxTensorHeaderPayloadBytes,
               "TENSOR_HEADER must fit");
 static_assert(kAgentRxFrameBytes >= wire::CobsMaxEncodedSize(4 + 16 + 4), "commands must fit");
 
@@ -188,6 +187,7 @@ void Agent::OnFrame(const wire::FrameView& frame) {
     return;
   }
   wire::AckResult result = wire::AckResult::kMalformed;
+  wire::RequestTensorCommand tensor_request;  // answered once its ACK is out
   if (frame.type == MessageType::kSetBreakpoint) {
     wire::SetBreakpointCommand command;
     if (wire::DecodePayload(frame.payload, frame.payload_size, &command) ==
@@ -195,10 +195,9 @@ void Agent::OnFrame(const wire::FrameView& frame) {
       result = control_.Apply(command);
     }
   } else if (frame.type == MessageType::kRequestTensor) {
-    wire::RequestTensorCommand command;
-    if (wire::DecodePayload(frame.payload, frame.payload_size, &command) ==
+    if (wire::DecodePayload(frame.payload, frame.payload_size, &tensor_request) ==
         wire::DecodeStatus::kOk) {
-      result = StartTensorTransfer(command);
+      result = AcceptTensorRequest();
     }
   } else if (frame.type == MessageType::kSetTrainability) {
     wire::SetTrainabilityCommand command;
@@ -218,14 +217,21 @@ void Agent::OnFrame(const wire::FrameView& frame) {
   }
   recent_commands_.Remember(command_id, frame.type, result);
   Acknowledge(frame, command_id, result);
+  // The ACK settles the command; the header that follows answers it.
+  if (frame.type == MessageType::kRequestTensor && result == wire::AckResult::kOk) {
+    StartTensorTransfer(tensor_request);
+  }
 }
 
-wire::AckResult Agent::StartTensorTransfer(const wire::RequestTensorCommand& command) {
+wire::AckResult Agent::AcceptTensorRequest() const {
   if ((config_.capabilities & wire::capability::kTensorValues) == 0 ||
       config_.read_tensor == nullptr) {
     return wire::AckResult::kUnsupported;
   }
-  if (transfer_.active) return wire::AckResult::kNoRoom;  // one answer at a time
+  return transfer_.active ? wire::AckResult::kNoRoom : wire::AckResult::kOk;  // one at a time
+}
+
+void Agent::StartTensorTransfer(const wire::RequestTensorCommand& command) {
   AgentTensorView view;
   const wire::TensorReadResult read =
       config_.read_tensor(config_.read_context, command.tensor, command.aspect, &view);
@@ -246,25 +252,18 @@ wire::AckResult Agent::StartTensorTransfer(const wire::RequestTensorCommand& com
   } else {
     header.reason.Assign(view.reason != nullptr ? view.reason : "");
   }
-  // The ACK goes first: it settles the command, the header answers it.
-  header_pending_ = header;
-  transfer_.active = header.result == wire::TensorReadResult::kOk;
+  Send(header);
+  transfer_.active = header.result == wire::TensorReadResult::kOk && view.count > 0;
   transfer_.command_id = command.command_id;
   transfer_.values = view.values;
   transfer_.count = transfer_.active ? view.count : 0;
   transfer_.sent = 0;
-  has_header_pending_ = true;
-  return wire::AckResult::kOk;
+  if (header.result == wire::TensorReadResult::kOk && view.count == 0) ++stats_.tensors_sent;
 }
 
 void Agent::SendTensorChunks() {
-  if (has_header_pending_) {
-    has_header_pending_ = false;
-    Send(header_pending_);
-    if (!transfer_.active) return;
-  }
   constexpr size_t kChunkRecordBytes =
-      TxRing::kRecordHeaderBytes + wire::WireFrameSize(7 + 4 * wire::kMaxTensorChunkValues);
+      TxRing::kRecordHeaderBytes + wire::WireFrameSize(wire::kMaxTensorChunkPayloadBytes);
   while (transfer_.active && ring_.free_bytes() >= 2 * kChunkRecordBytes) {
     wire::TensorChunkMessage chunk;
     chunk.command_id = transfer_.command_id;
@@ -301,13 +300,13 @@ void Agent::WaitWhilePaused() {
 }
 
 void Agent::FinishTensorTransfer() {
-  if (!sending_tensor() && !has_header_pending_) return;
+  if (!sending_tensor()) return;
   if (config_.poll == nullptr || in_poll_) {
     SendTensorChunks();
     return;
   }
   in_poll_ = true;
-  while (sending_tensor() || has_header_pending_) {
+  while (sending_tensor()) {
     Flush();
     SendTensorChunks();
     if (sending_tensor()) config_.poll(config_.poll_context);

@@ -176,7 +176,9 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   // After an event: report a run-state change, let the firmware poll, wait while paused.
   void SafePoint();
   void ReportRunState();
-  wire::AckResult StartTensorTransfer(const wire::RequestTensorCommand& command);
+  // REQUEST_TENSOR: whether it can be answered now, then (after its ACK) the header and chunks.
+  wire::AckResult AcceptTensorRequest() const;
+  void StartTensorTransfer(const wire::RequestTensorCommand& command);
   // Queues chunks while the TX ring has room for them and for the link frames that may follow.
   void SendTensorChunks();
 
@@ -210,8 +212,6 @@ class Agent final : public TrainingObserver, private wire::FrameSink {
   wire::DeviceMemoryMessage device_memory_;
   bool has_device_memory_ = false;
   TensorTransfer transfer_;
-  wire::TensorHeaderMessage header_pending_;  // sent after the ACK of its request
-  bool has_header_pending_ = false;
 };
 
 }  // namespace trainscope

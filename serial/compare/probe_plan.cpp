@@ -80,16 +80,18 @@ ProbePlan MakeProbePlan(const Subgraph& subgraph, const Trainer& trainer,
       plan.state_reads.push_back({p.tensor, TensorAspect::kAdamV, p.op_index, name + " Adam v"});
     }
   }
-  plan.op_reads.resize(subgraph.operators.size());
-  plan.points.push_back({ProbeMoment::kStepStart, 0, 0, 0});
   const uint32_t n = static_cast<uint32_t>(subgraph.operators.size());
+  plan.op_reads.resize(n);
+  for (uint32_t step = 0; step < selection.num_train_layers; ++step) {
+    const uint32_t op = n - 1 - step;
+    if (ops.empty() || ops.count(op) != 0) {
+      plan.op_reads[op] = ReadsAfterBackwardOf(subgraph, trainer, op);
+    }
+  }
+  plan.points.push_back({ProbeMoment::kStepStart, 0, 0, 0});
   for (uint32_t sample = 0; sample < plan.batch_size; ++sample) {
     for (uint32_t step = 0; step < selection.num_train_layers; ++step) {
-      const uint32_t op = n - 1 - step;
-      plan.points.push_back({ProbeMoment::kAfterBackwardOp, sample, op, step});
-      if (sample == 0 && (ops.empty() || ops.count(op) != 0)) {
-        plan.op_reads[op] = ReadsAfterBackwardOf(subgraph, trainer, op);
-      }
+      plan.points.push_back({ProbeMoment::kAfterBackwardOp, sample, n - 1 - step, step});
     }
   }
   plan.points.push_back({ProbeMoment::kAfterUpdate, 0, 0, 0});

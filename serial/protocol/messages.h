@@ -247,6 +247,9 @@ inline constexpr size_t kMaxTensorRank = 6;
 inline constexpr size_t kMaxTensorReasonBytes = 120;
 // Values per TENSOR_CHUNK: 199 payload bytes, so a chunk fits the agent's frame buffer.
 inline constexpr size_t kMaxTensorChunkValues = 48;
+inline constexpr size_t kMaxTensorChunkPayloadBytes = 7 + 4 * kMaxTensorChunkValues;
+inline constexpr size_t kMaxTensorHeaderPayloadBytes =
+    9 + 4 * kMaxTensorRank + 4 + 1 + kMaxTensorReasonBytes;
 // A header announcing more is refused by the desktop: 64 MiB of float32.
 inline constexpr uint32_t kMaxTensorValues = 16u << 20;
 

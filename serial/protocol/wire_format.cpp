@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "serial/protocol/wire_format.h"
 
+#include "serial/protocol/messages.h"
+
 namespace trainscope::wire {
 namespace {
 
@@ -19,8 +21,8 @@ constexpr TypeInfo kTypes[] = {
     {MessageType::kAck, "ACK", 4},
     {MessageType::kRunState, "RUN_STATE", 27},
     {MessageType::kDeviceMemory, "DEVICE_MEMORY", 33},
-    {MessageType::kTensorHeader, "TENSOR_HEADER", 9 + 4 * 6 + 4 + 1 + 120},
-    {MessageType::kTensorChunk, "TENSOR_CHUNK", 7 + 4 * 48},
+    {MessageType::kTensorHeader, "TENSOR_HEADER", kMaxTensorHeaderPayloadBytes},
+    {MessageType::kTensorChunk, "TENSOR_CHUNK", kMaxTensorChunkPayloadBytes},
     {MessageType::kSample, "SAMPLE", 13},
     {MessageType::kOptimizerStep, "OPTIMIZER_STEP", 12},
     {MessageType::kForwardOp, "FORWARD_OP", 16},

@@ -62,6 +62,23 @@ TEST(AgentTensor, ALargeTensorGoesThroughASmallRingInOrderAndBitForBit) {
   EXPECT_EQ(h.agent->tx_ring().dropped_link_frames(), 0u);
 }
 
+TEST(AgentTensor, AnEmptyTensorIsAHeaderWithoutChunks) {
+  FakeTensors tensors;  // no values
+  AgentHarness h;
+  h.config.read_tensor = &Read;
+  h.config.read_context = &tensors;
+  h.StartAgent();
+  h.SendCommand(wire::RequestTensorCommand{0, 3, wire::TensorAspect::kValue});
+  h.agent->FinishTensorTransfer();
+  const auto headers = h.desktop.All<wire::TensorHeaderMessage>();
+  ASSERT_EQ(headers.size(), 1u);
+  EXPECT_EQ(headers[0].result, wire::TensorReadResult::kOk);
+  EXPECT_EQ(headers[0].value_count, 0u);
+  EXPECT_TRUE(h.desktop.All<wire::TensorChunkMessage>().empty());
+  EXPECT_FALSE(h.agent->sending_tensor());
+  EXPECT_EQ(h.agent->stats().tensors_sent, 1u);
+}
+
 TEST(AgentTensor, RefusalsCarryTheReasonAndAFirmwareWithoutTheCapabilitySaysSo) {
   FakeTensors tensors;
   AgentHarness h;

@@ -41,4 +41,8 @@ const char* MetricName(MetricKind kind) {
   return "unknown";
 }
 
+const char* BackwardMathName(BackwardMath math) {
+  return math == BackwardMath::kOnertMicro ? "onert-micro" : "correct";
+}
+
 }  // namespace trainscope

@@ -27,9 +27,17 @@ enum class MetricKind : uint8_t {
   kNone = 5,
 };
 
-const char* OptimizerName(OptimizerKind kind);  // "sgd", "adam"
-const char* LossName(LossKind kind);            // "mse", "ce", "sparse-ce", "mae", "bce"
-const char* MetricName(MetricKind kind);        // "mse", "mae", "ce", "accuracy", ...
+// Whose arithmetic the backward pass and the update follow. TrainScope computes the correct
+// gradients; kOnertMicro reproduces what onert-micro computes instead, where
+// research/onert-micro-training.md describes it precisely (§7.3 CONV_2D's padding, strides and
+// input gradient, §7.4 MAX_POOL_2D's assignment, §7.5 SOFTMAX without beta, §9 the LOWER half's
+// update), so a user sees before flashing how a real board will train.
+enum class BackwardMath : uint8_t { kCorrect = 0, kOnertMicro = 1 };
+
+const char* OptimizerName(OptimizerKind kind);    // "sgd", "adam"
+const char* LossName(LossKind kind);              // "mse", "ce", "sparse-ce", "mae", "bce"
+const char* MetricName(MetricKind kind);          // "mse", "mae", "ce", "accuracy", ...
+const char* BackwardMathName(BackwardMath math);  // "correct", "onert-micro"
 
 struct TrainingOptions {
   OptimizerKind optimizer = OptimizerKind::kSgd;
@@ -41,6 +49,7 @@ struct TrainingOptions {
   float epsilon = 1e-7f;  // added inside the square root, as onert-micro does
   uint32_t batch_size = 1;
   uint32_t epochs = 1;
+  BackwardMath math = BackwardMath::kCorrect;
 };
 
 }  // namespace trainscope

@@ -9,6 +9,7 @@
 #include "engine/memory/heap_accounting.h"
 #include "engine/memory/memory_events.h"
 #include "engine/memory/train_step_timeline.h"
+#include "engine/plan/onert_differences.h"
 #include "engine/train/gradient_stats.h"
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
@@ -19,6 +20,19 @@ namespace {
 
 std::string TensorLabel(const Subgraph& subgraph, int32_t tensor) {
   return "tensor " + std::to_string(tensor) + " '" + subgraph.tensors[tensor].name + "'";
+}
+
+// With onert-micro's math the user should know, per op, what the step now computes as a board
+// would, and what it cannot (a board would fail there, or compute values nobody can predict).
+void NoteOnertMath(const Subgraph& subgraph, const BackwardSelection& selection,
+                   const TrainingOptions& options, std::vector<std::string>* warnings) {
+  for (const OnertDifference& d : FindOnertDifferences(subgraph, selection, options.optimizer)) {
+    const char* name = OpcodeName(subgraph.operators[d.op_index].opcode);
+    warnings->push_back("op " + std::to_string(d.op_index) + " (" + (name ? name : "?") + "): " +
+                        (ReproducedByOnertMath(d.kind) ? "computed as onert-micro does: "
+                                                       : "not reproduced by onert-micro math: ") +
+                        d.text);
+  }
 }
 
 }  // namespace
@@ -56,6 +70,7 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
   step_options.batch_size = options.batch_size;
   TS_RETURN_IF_ERROR(BuildTrainStepTimeline(sg, selection_, step_options, &timeline_));
   warnings_ = timeline_.warnings;
+  if (options.math == BackwardMath::kOnertMicro) NoteOnertMath(sg, selection_, options, &warnings_);
   TS_RETURN_IF_ERROR(arena_.Plan(timeline_));
   memory_.arena_bytes = arena_.arena_bytes();
   memory_.lower_bound_bytes = arena_.lower_bound_bytes();
@@ -133,6 +148,9 @@ Status Trainer::BindParameters() {
     slice.gradient = binding.gradient_sum;
     slice.adam_m = data(moment_m[t]);
     slice.adam_v = data(moment_v[t]);
+    if (options_.math == BackwardMath::kOnertMicro) {
+      slice = AsOnertMicroUpdates(options_.optimizer, slice);
+    }
     // A later sample's backward accumulates straight into the batch sum (kernels add into their
     // gradient buffers): its own buffer stays planned, as on a board, but is never written or
     // summed, which was more than half of a batch step on wide layers.
@@ -218,7 +236,7 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   io.trainable = trainability.has_parameter_gradients;
   io.rank = trainability.rank;
   io.scratch = views_.scratch[k];
-  Status status = FindRegistration(op.opcode)->backward(io);
+  Status status = BackwardOf(*FindRegistration(op.opcode), options_.math)(io);
   if (!status.ok()) return status.Prepend("backward step " + std::to_string(tick.step));
   if (timed) {
     event.begin = false;

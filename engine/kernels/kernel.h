@@ -33,6 +33,7 @@
 
 #include "engine/core/events.h"
 #include "engine/core/status.h"
+#include "engine/core/training_options.h"
 #include "engine/kernels/trained_rows.h"
 #include "engine/model/graph.h"
 
@@ -98,7 +99,24 @@ struct OpRegistration {
   // full: weights train with every rank but ONLY_BIAS, biases with every rank.
   uint32_t more_weight_inputs = 0;
   uint32_t more_bias_inputs = 0;
+  // The backward pass as onert-micro computes it, for BackwardMath::kOnertMicro; nullptr where
+  // onert-micro computes what `backward` does (or where the research does not say precisely
+  // enough what it computes instead). Same contract as `backward`.
+  BackwardFn onert_backward = nullptr;
 };
+
+// `registration` with its onert-micro backward (C++17 has no designated initialisers).
+constexpr OpRegistration WithOnertBackward(OpRegistration registration, BackwardFn backward) {
+  registration.onert_backward = backward;
+  return registration;
+}
+
+// The backward function `math` asks for.
+inline BackwardFn BackwardOf(const OpRegistration& registration, BackwardMath math) {
+  return math == BackwardMath::kOnertMicro && registration.onert_backward != nullptr
+             ? registration.onert_backward
+             : registration.backward;
+}
 
 // nullptr when the opcode has no kernel.
 const OpRegistration* FindRegistration(int32_t opcode);

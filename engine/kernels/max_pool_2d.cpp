@@ -4,7 +4,8 @@
 // cells never win). Backward routes each output's gradient to the first maximum of its window in
 // row-major window order, re-found from the saved forward input; windows that overlap add their
 // gradients (+=), unlike onert-micro's assignment. Reads the input, and the output when an
-// activation is fused.
+// activation is fused. BackwardAsOnertMicro assigns instead (research §7.4): where windows
+// overlap, the later window's gradient replaces the earlier one's.
 #include "engine/kernels/pool_windows.h"
 #include "engine/kernels/registrations.h"
 
@@ -83,11 +84,39 @@ Status Backward(const BackwardIo& io) {
   return Status::Ok();
 }
 
+// Assigning into the zero-filled buffer is what onert-micro does to its own dX; an input that feeds
+// other operators too would lose their share here, as onert-micro's per-op buffers would.
+Status BackwardAsOnertMicro(const BackwardIo& io) {
+  PoolGradients grads;
+  TS_RETURN_IF_ERROR(StartPoolBackward(io, &grads));
+  if (grads.dx == nullptr) return Status::Ok();
+  const WindowGeometry g = PoolGeometryOf(io);
+  const float* x = InputFloats(io, 0);
+  const int channels = g.in_c;
+  OutputPixelWalk walk;
+  for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
+    const WindowTaps taps = walk.Taps(g);
+    if (taps.Count() == 0) continue;
+    for (int c = 0; c < channels; ++c) {
+      int where = InputPixel(g, taps, taps.ky_begin, taps.kx_begin) * channels + c;
+      for (int ky = taps.ky_begin; ky < taps.ky_end; ++ky) {
+        for (int kx = taps.kx_begin; kx < taps.kx_end; ++kx) {
+          const int cell = InputPixel(g, taps, ky, kx) * channels + c;
+          if (x[cell] > x[where]) where = cell;
+        }
+      }
+      grads.dx[where] = grads.dz[p * channels + c];
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 const OpRegistration& RegistrationMaxPool2D() {
-  static constexpr OpRegistration kRegistration =
-      PoolRegistration(op::kMaxPool2D, Eval, Backward, /*backward_reads_inputs=*/1u << 0);
+  static constexpr OpRegistration kRegistration = WithOnertBackward(
+      PoolRegistration(op::kMaxPool2D, Eval, Backward, /*backward_reads_inputs=*/1u << 0),
+      BackwardAsOnertMicro);
   return kRegistration;
 }
 

@@ -4,6 +4,7 @@
 //   y_i = exp(beta * (x_i - max_j x_j)) / sum_k exp(beta * (x_k - max_j x_j)).
 // Backward (with beta, any number of rows, unlike onert-micro's [1, N] only):
 //   dx_i += beta * y_i * (g_i - sum_j y_j g_j), reading the saved forward output.
+// BackwardAsOnertMicro leaves beta out, as onert-micro does (research §7.5).
 #include <cmath>
 
 #include "engine/kernels/kernel_util.h"
@@ -45,7 +46,7 @@ Status Eval(const KernelIo& io) {
   return Status::Ok();
 }
 
-Status Backward(const BackwardIo& io) {
+Status BackwardScaled(const BackwardIo& io, float beta) {
   float* dx = InputGradient(io, 0);
   if (dx == nullptr) return Status::Ok();
   const float* dy = nullptr;
@@ -53,7 +54,6 @@ Status Backward(const BackwardIo& io) {
   size_t rows = 0;
   size_t depth = 0;
   RowsOf(io, &rows, &depth);
-  const float beta = io.op->options.beta;
   const float* y = OutputFloats(io);
   for (size_t r = 0; r < rows; ++r) {
     const float* y_row = y + r * depth;
@@ -65,20 +65,22 @@ Status Backward(const BackwardIo& io) {
   return Status::Ok();
 }
 
+Status Backward(const BackwardIo& io) {
+  return BackwardScaled(io, io.op->options.beta);
+}
+
+Status BackwardAsOnertMicro(const BackwardIo& io) {
+  return BackwardScaled(io, 1.0f);
+}
+
 }  // namespace
 
 const OpRegistration& RegistrationSoftmax() {
-  static constexpr OpRegistration kRegistration = {op::kSoftmax,
-                                                   Prepare,
-                                                   Eval,
-                                                   Backward,
-                                                   nullptr,
-                                                   /*int32_inputs=*/0,
-                                                   /*backward_reads_inputs=*/0,
-                                                   OutputUse::kAlways,
-                                                   /*weights_input=*/-1,
-                                                   /*bias_input=*/-1,
-                                                   /*half_rank=*/false};
+  static constexpr OpRegistration kRegistration =
+      WithOnertBackward({op::kSoftmax, Prepare, Eval, Backward, nullptr, /*int32_inputs=*/0,
+                         /*backward_reads_inputs=*/0, OutputUse::kAlways, /*weights_input=*/-1,
+                         /*bias_input=*/-1, /*half_rank=*/false},
+                        BackwardAsOnertMicro);
   return kRegistration;
 }
 

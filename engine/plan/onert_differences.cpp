@@ -65,6 +65,27 @@ void CheckGru(const Subgraph& subgraph, const Operator& op, const OpTrainability
 
 }  // namespace
 
+bool ReproducedByOnertMath(DifferenceKind kind) {
+  switch (kind) {
+    case DifferenceKind::kConvPadding:
+    case DifferenceKind::kConvStrideDilation:
+    case DifferenceKind::kConvInputGradient:
+    case DifferenceKind::kLowerHalfConv:
+    case DifferenceKind::kLowerHalfUpdate:
+    case DifferenceKind::kOverlappingMaxPool:
+    case DifferenceKind::kSoftmaxBeta:
+      return true;
+    case DifferenceKind::kNoOnertKernel:
+    case DifferenceKind::kUnsupportedActivation:
+    case DifferenceKind::kNotListedAsserts:
+    case DifferenceKind::kGruBiasGradient:
+    case DifferenceKind::kGruInputGradient:
+    case DifferenceKind::kGruStateGradient:
+      return false;
+  }
+  return false;
+}
+
 std::vector<OnertDifference> FindOnertDifferences(const Subgraph& subgraph,
                                                   const BackwardSelection& selection,
                                                   OptimizerKind optimizer) {

@@ -40,6 +40,11 @@ struct OnertDifference {
   std::string text;  // one sentence for the user
 };
 
+// Whether BackwardMath::kOnertMicro computes `kind` as a board would (the other kinds are
+// failures on the board, or values the research does not pin down, such as GRU's uninitialised
+// bias gradients).
+bool ReproducedByOnertMath(DifferenceKind kind);
+
 std::vector<OnertDifference> FindOnertDifferences(const Subgraph& subgraph,
                                                   const BackwardSelection& selection,
                                                   OptimizerKind optimizer);

@@ -304,6 +304,17 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
   return Status::Ok();
 }
 
+ParameterSlice AsOnertMicroUpdates(OptimizerKind optimizer, ParameterSlice p) {
+  if (p.first_row == 0) return p;
+  if (optimizer == OptimizerKind::kAdam) {
+    // In bounds: first_row <= first_row * row_elements, and the trained rows end the tensor.
+    p.weights += p.first_row;
+    p.element_count = TrainedElementCount(p);
+  }
+  p.first_row = 0;
+  return p;
+}
+
 Status ApplyOptimizer(const TrainingOptions& options, uint32_t step, const ParameterSlice& p,
                       UpdateNorms* norms) {
   switch (options.optimizer) {

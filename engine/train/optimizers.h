@@ -72,6 +72,12 @@ Status ApplySgd(const SgdSettings& settings, uint32_t batch_size, const Paramete
 Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSlice& p,
                  UpdateNorms* norms);
 
+// The elements onert-micro's optimizers update for the same trained rows (research §9.2, §9.3),
+// for BackwardMath::kOnertMicro: SGD ignores the row offset, so a LOWER half's gradient lands on
+// the first rows; Adam adds the row offset as an ELEMENT offset. Slices starting at row 0 (ALL,
+// UP_1_2_PART) are returned as they are. The norms of the result cover only what it updates.
+ParameterSlice AsOnertMicroUpdates(OptimizerKind optimizer, ParameterSlice p);
+
 // Dispatches on options.optimizer with its learning rate, betas, epsilon and batch size.
 Status ApplyOptimizer(const TrainingOptions& options, uint32_t step, const ParameterSlice& p,
                       UpdateNorms* norms);

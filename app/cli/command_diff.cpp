@@ -8,6 +8,7 @@
 // checked against them. Exit status: 0 when nothing is beyond the thresholds, 3 when an
 // operator diverges, 1 on errors, 2 for usage errors (docs/cli.md).
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -23,6 +24,7 @@
 #include "app/common/cli_util.h"
 #include "app/common/training_args.h"
 #include "engine/model/opcodes.h"
+#include "engine/plan/onert_differences.h"
 #include "serial/compare/reference_step.h"
 #include "serial/compare/step_comparison.h"
 #include "serial/transport/endpoint.h"
@@ -42,6 +44,7 @@ struct DiffOptions {
   double timeout_seconds = 10.0;
   uint32_t baud = 0;
   bool stay_paused = false;
+  bool values = false;  // the JSON carries both sides' values of every compared tensor
 };
 
 Status ParseDiffOptions(const QCommandLineParser& parser, DiffOptions* o) {
@@ -82,6 +85,10 @@ Status ParseDiffOptions(const QCommandLineParser& parser, DiffOptions* o) {
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("baud"), 0, &o->baud));
   o->json = parser.value(QStringLiteral("json"));
   o->stay_paused = parser.isSet(QStringLiteral("stay-paused"));
+  o->values = parser.isSet(QStringLiteral("values"));
+  if (o->values && o->json.isEmpty()) {
+    return Status::Error(StatusCode::kInvalidArgument, "--values goes with --json FILE");
+  }
   return Status::Ok();
 }
 
@@ -120,7 +127,20 @@ QJsonValue Number(double value) {
   return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QString::number(value));
 }
 
-QJsonObject TensorJson(const Subgraph& subgraph, const TensorComparison& c) {
+// Both sides' readings, when the JSON carries values (--values).
+struct StepReadings {
+  const std::vector<ProbeReading>* board = nullptr;
+  const std::vector<ProbeReading>* reference = nullptr;
+};
+
+QJsonArray ValuesJson(const std::vector<float>& values) {
+  QJsonArray array;
+  for (float v : values) array.append(Number(v));
+  return array;
+}
+
+QJsonObject TensorJson(const Subgraph& subgraph, const TensorComparison& c,
+                       const StepReadings* readings) {
   const Tensor& t = subgraph.tensors[static_cast<size_t>(c.read.tensor)];
   QJsonObject o{{QStringLiteral("tensor"), c.read.tensor},
                 {QStringLiteral("name"), QString::fromStdString(t.name)},
@@ -153,6 +173,12 @@ QJsonObject TensorJson(const Subgraph& subgraph, const TensorComparison& c) {
     o.insert(QStringLiteral("nonfinite_mismatches"), static_cast<qint64>(d.nonfinite_mismatches));
     o.insert(QStringLiteral("board_nonfinite"), static_cast<qint64>(d.board_nonfinite));
     o.insert(QStringLiteral("reference_nonfinite"), static_cast<qint64>(d.reference_nonfinite));
+    if (readings != nullptr && c.board_reading >= 0 && c.reference_reading >= 0) {
+      const auto& board = (*readings->board)[static_cast<size_t>(c.board_reading)];
+      const auto& reference = (*readings->reference)[static_cast<size_t>(c.reference_reading)];
+      o.insert(QStringLiteral("board_values"), ValuesJson(board.copy.values));
+      o.insert(QStringLiteral("reference_values"), ValuesJson(reference.copy.values));
+    }
   }
   return o;
 }
@@ -181,8 +207,22 @@ QString Describe(const Subgraph& subgraph, const TensorComparison& c) {
              .arg(d.nonfinite_mismatches);
 }
 
+// What onert-micro is known to compute differently at `op` (engine/plan/onert_differences): the
+// reference computes correct math, so a board running onert-micro diverges there by design.
+std::vector<std::string> KnownOnertDifferences(const Subgraph& subgraph, const Trainer& planner,
+                                               uint32_t op) {
+  std::vector<std::string> texts;
+  for (const OnertDifference& d :
+       FindOnertDifferences(subgraph, planner.selection(), planner.options().optimizer)) {
+    if (d.op_index == op) texts.push_back(d.text);
+  }
+  return texts;
+}
+
 QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Subgraph& subgraph,
-                       uint32_t step, const StepComparison& c, const ProbeTransfer& transfer) {
+                       uint32_t step, const StepComparison& c, const ProbeTransfer& transfer,
+                       const std::vector<std::string>& known_differences,
+                       const StepReadings* readings) {
   // Per op in backward order (the order the step first reaches them), every sample's tensors.
   std::vector<uint32_t> order;
   std::vector<bool> listed(subgraph.operators.size(), false);
@@ -197,7 +237,7 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
     bool divergent = false;
     for (const TensorComparison& t : c.tensors) {
       if (t.point.moment != ProbeMoment::kAfterBackwardOp || t.read.op_index != k) continue;
-      tensors.append(TensorJson(subgraph, t));
+      tensors.append(TensorJson(subgraph, t, readings));
       divergent |= t.divergent;
     }
     ops.append(QJsonObject{
@@ -210,7 +250,7 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
   QJsonArray update;
   for (const TensorComparison& t : c.tensors) {
     if (t.point.moment != ProbeMoment::kAfterUpdate) continue;
-    QJsonObject entry = TensorJson(subgraph, t);
+    QJsonObject entry = TensorJson(subgraph, t, readings);
     entry.insert(QStringLiteral("op"), static_cast<qint64>(t.read.op_index));
     update.append(entry);
   }
@@ -223,6 +263,7 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
   QJsonObject report{
       {QStringLiteral("endpoint"), o.endpoint},
       {QStringLiteral("board"), QString::fromUtf8(board.hello.agent_name.c_str())},
+      {QStringLiteral("model"), QFileInfo(o.model).absoluteFilePath()},
       {QStringLiteral("step"), static_cast<qint64>(step)},
       {QStringLiteral("thresholds"), thresholds},
       {QStringLiteral("ops"), ops},
@@ -240,7 +281,7 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
   // A tensor named outside its op's list says which op and where in the step.
   const auto located = [&](int64_t index) {
     const TensorComparison& t = c.tensors[static_cast<size_t>(index)];
-    QJsonObject detail = TensorJson(subgraph, t);
+    QJsonObject detail = TensorJson(subgraph, t, readings);
     detail.insert(QStringLiteral("op"), static_cast<qint64>(t.read.op_index));
     detail.insert(QStringLiteral("moment"), QString::fromLatin1(ProbeMomentName(t.point.moment)));
     return detail;
@@ -249,7 +290,11 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
     report.insert(
         QStringLiteral("first_divergent_op"),
         static_cast<qint64>(c.tensors[static_cast<size_t>(c.first_divergent)].read.op_index));
-    report.insert(QStringLiteral("first_divergent"), located(c.first_divergent));
+    QJsonObject first = located(c.first_divergent);
+    QJsonArray known;
+    for (const std::string& text : known_differences) known.append(QString::fromStdString(text));
+    first.insert(QStringLiteral("known_onert_differences"), known);
+    report.insert(QStringLiteral("first_divergent"), first);
   } else {
     report.insert(QStringLiteral("first_divergent_op"), QJsonValue::Null);
   }
@@ -279,6 +324,9 @@ int RunDiff(const QStringList& arguments) {
   AddOption(&parser, "timeout", "Give up after this many seconds without an answer (default 10).",
             "SECONDS");
   AddOption(&parser, "baud", "Baud rate of a serial port (default 115200).", "N");
+  AddOption(&parser, "values",
+            "With --json: every compared tensor's values from both sides (what the app's "
+            "comparison view shows side by side).");
   AddOption(&parser, "stay-paused", "Leave the board paused after the step instead of resuming.");
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   DiffOptions o;
@@ -334,6 +382,7 @@ int RunDiff(const QStringList& arguments) {
                             start, &reference);
   if (!status.ok()) return Fail(status);
   const StepComparison comparison = CompareStep(board_step, reference, o.thresholds);
+  const StepReadings readings{&board_step, &reference};
 
   const ProbeTransfer& t = probe.transfer();
   std::fprintf(
@@ -355,18 +404,24 @@ int RunDiff(const QStringList& arguments) {
                  qPrintable(Describe(subgraph,
                                      comparison.tensors[static_cast<size_t>(comparison.largest)])));
   }
+  std::vector<std::string> known;
   if (comparison.first_divergent >= 0) {
     const TensorComparison& first =
         comparison.tensors[static_cast<size_t>(comparison.first_divergent)];
     std::fprintf(text, "first divergent op: %u %s\n  %s\n", first.read.op_index,
                  OpcodeName(subgraph.operators[first.read.op_index].opcode),
                  qPrintable(Describe(subgraph, first)));
+    known = KnownOnertDifferences(subgraph, planner, first.read.op_index);
+    for (const std::string& note : known) {
+      std::fprintf(text, "  onert-micro is known to differ here: %s\n", note.c_str());
+    }
   } else {
     std::fprintf(text, "no operator beyond the thresholds\n");
   }
   if (!o.json.isEmpty()) {
     const QByteArray json =
-        QJsonDocument(ReportJson(o, session.stats(), subgraph, probe.step(), comparison, t))
+        QJsonDocument(ReportJson(o, session.stats(), subgraph, probe.step(), comparison, t, known,
+                                 o.values ? &readings : nullptr))
             .toJson(QJsonDocument::Indented);
     if (o.json == QLatin1String("-")) {
       std::fwrite(json.constData(), 1, static_cast<size_t>(json.size()), stdout);

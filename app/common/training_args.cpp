@@ -43,6 +43,12 @@ void AddTrainingOptions(QCommandLineParser* parser) {
   AddBatchOption(parser);
   AddOption(parser, "epochs", "Epochs (default: the metadata, else 1).", "N");
   AddTrainabilityOptions(parser);
+  AddOption(parser, "onert-math",
+            "Compute gradients and updates as onert-micro does where it departs from the correct "
+            "result: CONV_2D backward (padding ignored, stride and dilation swapped in the weight "
+            "gradient, its input gradient, LOWER_1_2_PART training the upper channels), "
+            "MAX_POOL_2D backward (overlapping windows overwrite), SOFTMAX backward (beta "
+            "ignored), and SGD's and Adam's LOWER_1_2_PART update (docs/onert-math.md).");
 }
 
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
@@ -66,6 +72,7 @@ Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
   }
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("batch"), 1, &o.batch_size));
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("epochs"), 1, &o.epochs));
+  if (parser.isSet(QStringLiteral("onert-math"))) o.math = BackwardMath::kOnertMicro;
   // A model's metadata is a file from elsewhere: an epoch count nobody means is said, not run.
   if (setup->from_metadata && !parser.isSet(QStringLiteral("epochs")) &&
       o.epochs > kMaxMetadataEpochs) {

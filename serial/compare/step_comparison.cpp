@@ -16,8 +16,10 @@ StepComparison CompareStep(const std::vector<ProbeReading>& board,
   StepComparison out;
   std::vector<bool> paired(reference.size(), false);
   size_t hint = 0;  // both sides are in plan order: the partner is usually the next one
-  for (const ProbeReading& b : board) {
+  for (size_t board_index = 0; board_index < board.size(); ++board_index) {
+    const ProbeReading& b = board[board_index];
     TensorComparison c;
+    c.board_reading = static_cast<int64_t>(board_index);
     c.point = b.point;
     c.read = b.read;
     c.board_held = b.held;
@@ -28,6 +30,7 @@ StepComparison CompareStep(const std::vector<ProbeReading>& board,
       if (!paired[i] && SameRead(b, reference[i])) {
         paired[i] = true;
         r = &reference[i];
+        c.reference_reading = static_cast<int64_t>(i);
         hint = i + 1;
       }
     }
@@ -65,6 +68,7 @@ StepComparison CompareStep(const std::vector<ProbeReading>& board,
   for (size_t i = 0; i < reference.size(); ++i) {
     if (paired[i]) continue;
     TensorComparison c;
+    c.reference_reading = static_cast<int64_t>(i);
     c.point = reference[i].point;
     c.read = reference[i].read;
     c.reference_held = reference[i].held;

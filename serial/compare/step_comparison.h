@@ -29,6 +29,10 @@ struct TensorComparison {
   std::vector<int32_t> shape;
   TensorDifference difference;  // when both held with the same shape
   bool divergent = false;       // beyond a threshold, NaN/Inf mismatch, or shapes differ
+  // Indices of the paired readings in CompareStep's `board` and `reference` (-1: none), so a
+  // caller shows the values without the comparison copying them.
+  int64_t board_reading = -1;
+  int64_t reference_reading = -1;
 };
 
 struct StepComparison {

@@ -40,7 +40,9 @@ namespace {
 
 using testing::BoardSimProcess;
 using testing::CliResult;
+using testing::DemoRun;
 using testing::RunCli;
+using testing::SimRun;
 using testing::TempPath;
 
 // The event lines both paths write (docs/events.md). The link lines of `trace dump` (hello,
@@ -52,26 +54,11 @@ const QStringList kEventTypes = {QStringLiteral("backward_step"),  QStringLitera
 // Measured on each side, so never equal; every other field must be.
 const QString kDuration = QStringLiteral("duration_ns");
 
-// The model, data and training options both sides get.
-struct RunSetup {
-  QString model;
-  QString input;
-  QString target;
-  QStringList training;  // --loss ... --batch ... (no --epochs)
-};
-
-RunSetup DemoSetup() {
-  return {testing::DemoFile("demo.circle"),
-          testing::DemoFile("train_input.bin"),
-          testing::DemoFile("train_target.bin"),
-          {QStringLiteral("--loss"), QStringLiteral("sparse-ce")}};
-}
-
 QString SimpleMnistDir() {
   return QStringLiteral(TRAINSCOPE_MODELS_DIR) + QStringLiteral("/onert-micro/simple_mnist");
 }
 
-RunSetup SimpleMnistSetup() {
+SimRun SimpleMnistSetup() {
   return {SimpleMnistDir() + QStringLiteral("/model.circle"),
           SimpleMnistDir() + QStringLiteral("/train_input.bin"),
           SimpleMnistDir() + QStringLiteral("/train_target.bin"),
@@ -89,8 +76,8 @@ bool WriteFile(const QString& path, const void* data, size_t size) {
 // A 6-8-3 perceptron (FULLY_CONNECTED + RELU, FULLY_CONNECTED, SOFTMAX) and 24 labelled samples,
 // written once into the test's temporary directory: few tensors, so one optimizer step is
 // about 2.1 KiB on the wire.
-RunSetup TinySetup() {
-  static const RunSetup setup = [] {
+SimRun TinySetup() {
+  static const SimRun setup = [] {
     uint32_t state = 12345;
     const auto next = [&state](float scale) {
       state = state * 1664525u + 1013904223u;
@@ -118,11 +105,11 @@ RunSetup TinySetup() {
     b.SetInputs({x});
     b.SetOutputs({p});
     std::vector<uint8_t> bytes;
-    RunSetup tiny{TempPath(QStringLiteral("tiny.circle")),
-                  TempPath(QStringLiteral("tiny_x.bin")),
-                  TempPath(QStringLiteral("tiny_y.bin")),
-                  {QStringLiteral("--loss"), QStringLiteral("sparse-ce"),
-                   QStringLiteral("--optimizer"), QStringLiteral("adam")}};
+    SimRun tiny{TempPath(QStringLiteral("tiny.circle")),
+                TempPath(QStringLiteral("tiny_x.bin")),
+                TempPath(QStringLiteral("tiny_y.bin")),
+                {QStringLiteral("--loss"), QStringLiteral("sparse-ce"),
+                 QStringLiteral("--optimizer"), QStringLiteral("adam")}};
     const std::vector<float> inputs = values(24 * 6, 1.0f);
     std::vector<float> labels(24);
     for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<float>(i % 3);
@@ -135,41 +122,6 @@ RunSetup TinySetup() {
   }();
   return setup;
 }
-
-// trainscope-board-sim on any model (BoardSimProcess always trains the demo). Killed on exit.
-class SimOnModel {
- public:
-  SimOnModel(const RunSetup& setup, const QStringList& link) {
-    process_.setStandardErrorFile(QProcess::nullDevice());
-    process_.start(
-        QStringLiteral(TRAINSCOPE_BOARD_SIM),
-        QStringList{setup.model, QStringLiteral("--input"), setup.input, QStringLiteral("--target"),
-                    setup.target, QStringLiteral("--epochs"), QStringLiteral("100000")} +
-            setup.training + link);
-    QElapsedTimer timer;
-    timer.start();
-    while (!process_.canReadLine() && process_.state() != QProcess::NotRunning &&
-           timer.elapsed() < 10000) {
-      process_.waitForReadyRead(100);
-    }
-    const QString line = QString::fromUtf8(process_.readLine()).trimmed();
-    if (line.startsWith(QLatin1String("pty: "))) endpoint_ = line.mid(5);
-    if (line.startsWith(QLatin1String("tcp: "))) endpoint_ = QStringLiteral("tcp://") + line.mid(5);
-  }
-  ~SimOnModel() {
-    process_.kill();
-    process_.waitForFinished(5000);
-  }
-  const QString& endpoint() const { return endpoint_; }
-  std::string error() const {
-    return "the simulator did not announce its endpoint (state " +
-           std::to_string(static_cast<int>(process_.state())) + ")";
-  }
-
- private:
-  QProcess process_;
-  QString endpoint_;
-};
 
 QList<QJsonObject> JsonLines(const QString& text) {
   QList<QJsonObject> lines;
@@ -274,8 +226,7 @@ QList<QJsonObject> RecordAndDump(const QString& endpoint, int steps, const QStri
 
 // Trains locally with --events and returns the `count` event lines that follow optimizer step
 // `after`. Only those lines are parsed: a recording can start thousands of steps in.
-QList<QJsonObject> TrainLocally(const RunSetup& setup, qint64 epochs, qint64 after,
-                                qsizetype count) {
+QList<QJsonObject> TrainLocally(const SimRun& setup, qint64 epochs, qint64 after, qsizetype count) {
   const QString events = TempPath(QStringLiteral("equality-%1.jsonl").arg(NextFileNumber()));
   const CliResult train = RunCli(
       QStringList{QStringLiteral("train"), setup.model, QStringLiteral("--input"), setup.input,
@@ -305,7 +256,7 @@ QList<QJsonObject> TrainLocally(const RunSetup& setup, qint64 epochs, qint64 aft
 // The whole check: record from the simulator, train locally as far, align and compare at least
 // `backward_steps` backward steps (and every line around them).
 // `compared` (optional) receives the compared window.
-void ExpectDeviceMatchesLocal(const RunSetup& setup, const QString& endpoint, int backward_steps,
+void ExpectDeviceMatchesLocal(const SimRun& setup, const QString& endpoint, int backward_steps,
                               const QStringList& attach_extra = {}, Window* compared = nullptr) {
   // The window loses the partial optimizer steps at both ends of the recording.
   const Window window =
@@ -331,18 +282,19 @@ void ExpectDeviceMatchesLocal(const RunSetup& setup, const QString& endpoint, in
 const QStringList kLine921600 = {QStringLiteral("--baud"), QStringLiteral("921600")};
 
 TEST(AttachEquality, OverAPtyTheRecordingHoldsTheLinesLocalTrainingWrites) {
-  const RunSetup tiny = TinySetup();
+  const SimRun tiny = TinySetup();
   ASSERT_FALSE(tiny.model.isEmpty()) << "could not write the generated model";
-  SimOnModel sim(tiny, QStringList{QStringLiteral("--pty")} + kLine921600);
-  ASSERT_TRUE(sim.endpoint().startsWith(QLatin1String("/dev/pts/"))) << sim.error();
+  BoardSimProcess sim(tiny, QStringList{QStringLiteral("--pty")} + kLine921600);
+  ASSERT_TRUE(sim.endpoint().startsWith(QLatin1String("/dev/pts/"))) << sim.error().toStdString();
   ExpectDeviceMatchesLocal(tiny, sim.endpoint(), 30);
 }
 
 TEST(AttachEquality, OverTcpTheRecordingHoldsTheLinesLocalTrainingWrites) {
-  const RunSetup tiny = TinySetup();
+  const SimRun tiny = TinySetup();
   ASSERT_FALSE(tiny.model.isEmpty()) << "could not write the generated model";
-  SimOnModel sim(tiny, QStringList{QStringLiteral("--tcp"), QStringLiteral("0")} + kLine921600);
-  ASSERT_FALSE(sim.endpoint().isEmpty()) << sim.error();
+  BoardSimProcess sim(tiny,
+                      QStringList{QStringLiteral("--tcp"), QStringLiteral("0")} + kLine921600);
+  ASSERT_FALSE(sim.endpoint().isEmpty()) << sim.error().toStdString();
   ExpectDeviceMatchesLocal(tiny, sim.endpoint(), 30);
 }
 
@@ -351,10 +303,11 @@ TEST(AttachEquality, PausingAndSteppingLeavesTheStreamEqualToLocalTraining) {
   // this checks that the lines around the stops are still the local engine's, in order. Seven
   // single steps of a 3-op model cross two optimizer steps, so the stops fall inside the
   // compared window (the script ends the attach right after RESUME).
-  const RunSetup tiny = TinySetup();
+  const SimRun tiny = TinySetup();
   ASSERT_FALSE(tiny.model.isEmpty()) << "could not write the generated model";
-  SimOnModel sim(tiny, QStringList{QStringLiteral("--tcp"), QStringLiteral("0")} + kLine921600);
-  ASSERT_FALSE(sim.endpoint().isEmpty()) << sim.error();
+  BoardSimProcess sim(tiny,
+                      QStringList{QStringLiteral("--tcp"), QStringLiteral("0")} + kLine921600);
+  ASSERT_FALSE(sim.endpoint().isEmpty()) << sim.error().toStdString();
   Window window;
   ExpectDeviceMatchesLocal(tiny, sim.endpoint(), 9,
                            {QStringLiteral("--pause-after"), QStringLiteral("9"),
@@ -366,7 +319,7 @@ TEST(AttachEquality, PausingAndSteppingLeavesTheStreamEqualToLocalTraining) {
 TEST(AttachEquality, TheDemoOnAnUnlimitedLineMatchesLocalTraining) {
   BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0")});
   ASSERT_TRUE(sim.started()) << sim.error().toStdString();
-  ExpectDeviceMatchesLocal(DemoSetup(), sim.endpoint(), 30);
+  ExpectDeviceMatchesLocal(DemoRun(), sim.endpoint(), 30);
 }
 
 TEST(AttachEquality, SimpleMnistOnAnUnlimitedLineMatchesLocalTraining) {
@@ -374,8 +327,8 @@ TEST(AttachEquality, SimpleMnistOnAnUnlimitedLineMatchesLocalTraining) {
     GTEST_SKIP() << "simple_mnist not found in " << TRAINSCOPE_MODELS_DIR
                  << " (the shared model fixtures are absent)";
   }
-  SimOnModel sim(SimpleMnistSetup(), {QStringLiteral("--tcp"), QStringLiteral("0")});
-  ASSERT_FALSE(sim.endpoint().isEmpty()) << sim.error();
+  BoardSimProcess sim(SimpleMnistSetup(), {QStringLiteral("--tcp"), QStringLiteral("0")});
+  ASSERT_FALSE(sim.endpoint().isEmpty()) << sim.error().toStdString();
   ExpectDeviceMatchesLocal(SimpleMnistSetup(), sim.endpoint(), 30);
 }
 

@@ -26,13 +26,24 @@ QString FileHashHex(const QString& path) {
   return QStringLiteral("%1").arg(hash, 16, 16, QLatin1Char('0'));
 }
 
-BoardSimProcess::BoardSimProcess(const QStringList& extra, int timeout_ms) {
+QStringList SimRun::Arguments() const {
+  return QStringList{model, QStringLiteral("--input"), input, QStringLiteral("--target"), target} +
+         training;
+}
+
+SimRun DemoRun() {
+  return {DemoFile("demo.circle"),
+          DemoFile("train_input.bin"),
+          DemoFile("train_target.bin"),
+          {QStringLiteral("--loss"), QStringLiteral("sparse-ce")}};
+}
+
+BoardSimProcess::BoardSimProcess(const QStringList& extra, int timeout_ms)
+    : BoardSimProcess(DemoRun(), extra, timeout_ms) {}
+
+BoardSimProcess::BoardSimProcess(const SimRun& run, const QStringList& extra, int timeout_ms) {
   const QStringList arguments =
-      QStringList{
-          DemoFile("demo.circle"),     QStringLiteral("--input"),    DemoFile("train_input.bin"),
-          QStringLiteral("--target"),  DemoFile("train_target.bin"), QStringLiteral("--loss"),
-          QStringLiteral("sparse-ce"), QStringLiteral("--epochs"),   QStringLiteral("100000")} +
-      extra;
+      run.Arguments() + QStringList{QStringLiteral("--epochs"), QStringLiteral("100000")} + extra;
   // Nobody reads the simulator's stderr; a full pipe must never stall it.
   process_.setStandardErrorFile(QProcess::nullDevice());
   process_.start(QStringLiteral(TRAINSCOPE_BOARD_SIM), arguments);

@@ -8,11 +8,62 @@ bool SameRead(const ProbeReading& a, const ProbeReading& b) {
   return a.point == b.point && a.read.tensor == b.read.tensor && a.read.aspect == b.read.aspect;
 }
 
+const ProbeReading* StartOf(const std::vector<ProbeReading>* start, const ProbeRead& read) {
+  if (start == nullptr) return nullptr;
+  for (const ProbeReading& s : *start) {
+    if (s.held && s.read.tensor == read.tensor && s.read.aspect == read.aspect) return &s;
+  }
+  return nullptr;
+}
+
+std::vector<float> Minus(const std::vector<float>& a, const std::vector<float>& b) {
+  std::vector<float> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] - b[i];
+  return out;
+}
+
+// Counts `c` into the step's figures and appends it.
+void Add(TensorComparison c, StepComparison* out) {
+  if (c.board_held && c.reference_held && c.shape_matches) {
+    if (out->largest < 0 ||
+        c.difference.relative_l2 >
+            out->tensors[static_cast<size_t>(out->largest)].difference.relative_l2) {
+      out->largest = static_cast<int64_t>(out->tensors.size());
+    }
+  }
+  if (c.divergent && out->first_divergent < 0) {
+    out->first_divergent = static_cast<int64_t>(out->tensors.size());
+  }
+  out->tensors.push_back(std::move(c));
+}
+
+// The update comparison following an updated parameter's value comparison `value`.
+bool UpdateComparison(const TensorComparison& value, const ProbeReading& board,
+                      const ProbeReading& reference, const std::vector<ProbeReading>* start,
+                      const DivergenceThresholds& thresholds, TensorComparison* update) {
+  if (value.point.moment != ProbeMoment::kAfterUpdate ||
+      value.read.aspect != TensorAspect::kValue || !value.shape_matches) {
+    return false;
+  }
+  const ProbeReading* before = StartOf(start, value.read);
+  if (before == nullptr || before->copy.values.size() != board.copy.values.size()) return false;
+  *update = value;
+  update->read.role = "update of " + value.read.role;
+  update->board_reading = update->reference_reading = -1;
+  update->board_update = Minus(board.copy.values, before->copy.values);
+  update->reference_update = Minus(reference.copy.values, before->copy.values);
+  update->difference = CompareTensors(update->board_update.data(), update->reference_update.data(),
+                                      update->reference_update.size());
+  update->divergent = Diverges(update->difference, thresholds);
+  return true;
+}
+
 }  // namespace
 
 StepComparison CompareStep(const std::vector<ProbeReading>& board,
                            const std::vector<ProbeReading>& reference,
-                           const DivergenceThresholds& thresholds) {
+                           const DivergenceThresholds& thresholds,
+                           const std::vector<ProbeReading>* start) {
   StepComparison out;
   std::vector<bool> paired(reference.size(), false);
   size_t hint = 0;  // both sides are in plan order: the partner is usually the next one
@@ -49,21 +100,19 @@ StepComparison CompareStep(const std::vector<ProbeReading>& board,
         c.difference =
             CompareTensors(b.copy.values.data(), r->copy.values.data(), r->copy.values.size());
         c.divergent = Diverges(c.difference, thresholds);
-        if (out.largest < 0 ||
-            c.difference.relative_l2 >
-                out.tensors[static_cast<size_t>(out.largest)].difference.relative_l2) {
-          out.largest = static_cast<int64_t>(out.tensors.size());
-        }
       } else {
         c.divergent = true;
       }
     } else if (c.board_held != c.reference_held) {
       ++out.held_on_one_side;
     }
-    if (c.divergent && out.first_divergent < 0) {
-      out.first_divergent = static_cast<int64_t>(out.tensors.size());
+    TensorComparison update;
+    const bool has_update = r != nullptr && UpdateComparison(c, b, *r, start, thresholds, &update);
+    Add(std::move(c), &out);
+    if (has_update) {
+      ++out.compared;
+      Add(std::move(update), &out);
     }
-    out.tensors.push_back(std::move(c));
   }
   for (size_t i = 0; i < reference.size(); ++i) {
     if (paired[i]) continue;

@@ -5,7 +5,12 @@
 // update). The first tensor beyond the thresholds names the first divergent operator; the
 // largest difference seen is kept either way, so "no divergence" still says how close it was.
 //
-//   StepComparison c = CompareStep(board, reference, thresholds);
+// An updated parameter is compared twice: as values, and, given the step's start readings, as
+// the update each side applied (after - start), which is measured against the update's own size.
+// A wrong update on large weights (onert-micro's LOWER half, say) is a small error relative to
+// the weights but a large one relative to the update.
+//
+//   StepComparison c = CompareStep(board, reference, thresholds, &start);
 //   if (c.first_divergent >= 0) Report(c.tensors[c.first_divergent]);
 #pragma once
 
@@ -33,6 +38,9 @@ struct TensorComparison {
   // caller shows the values without the comparison copying them.
   int64_t board_reading = -1;
   int64_t reference_reading = -1;
+  // An update comparison (read.role starts with "update of "): after - start on each side.
+  std::vector<float> board_update;
+  std::vector<float> reference_update;
 };
 
 struct StepComparison {
@@ -44,9 +52,11 @@ struct StepComparison {
 };
 
 // Pairs `board` and `reference` by (point, tensor, aspect); a reading without a partner counts
-// as held on one side.
+// as held on one side. With `start` (the step-start readings both sides began from), each
+// updated parameter value is followed by its update comparison.
 StepComparison CompareStep(const std::vector<ProbeReading>& board,
                            const std::vector<ProbeReading>& reference,
-                           const DivergenceThresholds& thresholds);
+                           const DivergenceThresholds& thresholds,
+                           const std::vector<ProbeReading>* start = nullptr);
 
 }  // namespace trainscope

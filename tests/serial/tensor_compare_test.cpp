@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "serial/compare/step_comparison.h"
 #include "serial/compare/tensor_metrics.h"
 #include "serial/link/tensor_assembler.h"
 
@@ -146,6 +147,58 @@ TEST(TensorAssembler, RefusalKeepsTheBoardsReasonAndAbandonSaysHowFar) {
   a.Abandon("the link went quiet");
   ASSERT_EQ(a.state(), TensorAssembler::State::kFailed);
   EXPECT_NE(a.error().find("after 48 of 100 values"), std::string::npos) << a.error();
+}
+
+ProbeReading Reading(ProbeMoment moment, std::vector<float> values) {
+  ProbeReading r;
+  r.point.moment = moment;
+  r.read.tensor = 3;
+  r.read.aspect = TensorAspect::kValue;
+  r.read.role = "weights";
+  r.held = true;
+  r.copy.shape = {static_cast<int32_t>(values.size())};
+  r.copy.values = std::move(values);
+  return r;
+}
+
+TEST(CompareStep, AWrongUpdateOnLargeWeightsDivergesAsAnUpdate) {
+  // Weights 1000 moved by -0.1 on the reference and -0.01 on the board: relative to the weights
+  // the difference is 0.09 / 999.9 = 9e-5 (below the default 1e-4); relative to the update it
+  // is 0.09 / 0.1 = 0.9.
+  const std::vector<ProbeReading> start = {Reading(ProbeMoment::kStepStart, {1000.0f, 1000.0f})};
+  const std::vector<ProbeReading> board = {Reading(ProbeMoment::kAfterUpdate, {999.99f, 999.9f})};
+  const std::vector<ProbeReading> reference = {
+      Reading(ProbeMoment::kAfterUpdate, {999.9f, 999.9f})};
+  const StepComparison without = CompareStep(board, reference, DivergenceThresholds{});
+  ASSERT_EQ(without.tensors.size(), 1u);
+  EXPECT_LT(without.first_divergent, 0);
+
+  const StepComparison c = CompareStep(board, reference, DivergenceThresholds{}, &start);
+  ASSERT_EQ(c.tensors.size(), 2u);
+  EXPECT_EQ(c.compared, 2u);
+  EXPECT_FALSE(c.tensors[0].divergent);
+  const TensorComparison& update = c.tensors[1];
+  EXPECT_EQ(update.read.role, "update of weights");
+  EXPECT_TRUE(update.divergent);
+  EXPECT_EQ(c.first_divergent, 1);
+  EXPECT_EQ(c.largest, 1);
+  // The updates themselves: the board's first element moved by 999.99 - 1000 in float.
+  ASSERT_EQ(update.board_update.size(), 2u);
+  EXPECT_FLOAT_EQ(update.board_update[0], 999.99f - 1000.0f);
+  EXPECT_FLOAT_EQ(update.reference_update[0], 999.9f - 1000.0f);
+  const double numerator = std::abs((999.99f - 1000.0f) - (999.9f - 1000.0f));
+  const double denominator = std::sqrt(2.0) * std::abs(999.9f - 1000.0f);
+  EXPECT_NEAR(update.difference.relative_l2, numerator / denominator, 1e-6);
+}
+
+TEST(CompareStep, GradientsAndUnheldStartsGetNoUpdateComparison) {
+  std::vector<ProbeReading> start = {Reading(ProbeMoment::kStepStart, {1.0f})};
+  start[0].held = false;
+  std::vector<ProbeReading> gradient = {Reading(ProbeMoment::kAfterUpdate, {2.0f})};
+  gradient[0].read.aspect = TensorAspect::kGradient;
+  EXPECT_EQ(CompareStep(gradient, gradient, DivergenceThresholds{}, &start).tensors.size(), 1u);
+  const std::vector<ProbeReading> value = {Reading(ProbeMoment::kAfterUpdate, {2.0f})};
+  EXPECT_EQ(CompareStep(value, value, DivergenceThresholds{}, &start).tensors.size(), 1u);
 }
 
 }  // namespace

@@ -11,9 +11,10 @@ Status BoardProbe::WaitUntil(const std::function<bool()>& done, const char* what
   Clock::time_point last_progress = Clock::now();
   uint64_t frames = session_->counters().frames_ok;
   while (!done()) {
-    TS_RETURN_IF_ERROR(session_->Pump(20));
+    Status pumped = session_->Pump(20);
+    if (!pumped.ok()) return pumped.Prepend(std::string("the link was lost while ") + what);
     if (session_->stats().activity == wire::BoardActivity::kHalted) {
-      return Status::Error(StatusCode::kInvalidArgument, "the board halted while %s: %s", what,
+      return Status::Error(StatusCode::kIoError, "the board halted while %s: %s", what,
                            session_->stats().last_error.c_str());
     }
     if (!session_->stats().last_refusal.empty()) {
@@ -27,9 +28,8 @@ Status BoardProbe::WaitUntil(const std::function<bool()>& done, const char* what
       last_progress = now;
     }
     if (now - last_progress > std::chrono::milliseconds(options_.timeout_ms)) {
-      return Status::Error(StatusCode::kInvalidArgument,
-                           "no answer from the board for %d ms while %s", options_.timeout_ms,
-                           what);
+      return Status::Error(StatusCode::kIoError, "no answer from the board for %d ms while %s",
+                           options_.timeout_ms, what);
     }
   }
   return Status::Ok();
@@ -63,7 +63,8 @@ Status BoardProbe::Connect(uint64_t model_hash) {
 Status BoardProbe::SendAndWaitForPause(wire::MessageType command, const char* what) {
   const AttachStats& s = session_->stats();
   const uint64_t pauses_before = s.paused_reports;
-  TS_RETURN_IF_ERROR(session_->SendCommand(command));
+  Status sent = session_->SendCommand(command);
+  if (!sent.ok()) return sent.Prepend(std::string("the link was lost while ") + what);
   return WaitUntil(
       [&] {
         if (s.activity == wire::BoardActivity::kFinished && !s.paused) return true;
@@ -75,13 +76,16 @@ Status BoardProbe::SendAndWaitForPause(wire::MessageType command, const char* wh
 
 Status BoardProbe::ReadAt(const ProbePoint& point, std::vector<ProbeReading>* readings) {
   for (const ProbeRead& read : plan_->ReadsAt(point)) {
-    TS_RETURN_IF_ERROR(
-        session_->RequestTensor(read.tensor, static_cast<wire::TensorAspect>(read.aspect)));
+    // Which tensor, for which op, and how far its answer got: what a user needs after a cut.
+    const std::string what = "reading the " + read.role + " of op " + std::to_string(read.op_index);
+    Status requested =
+        session_->RequestTensor(read.tensor, static_cast<wire::TensorAspect>(read.aspect));
+    if (!requested.ok()) return requested.Prepend("the link was lost while " + what);
     TensorAssembler& answer = session_->tensor();
-    const Status waited = WaitUntil([&answer] { return answer.finished(); }, "receiving a tensor");
+    const Status waited = WaitUntil([&answer] { return answer.finished(); }, what.c_str());
     if (!waited.ok()) {
       answer.Abandon(waited.message());
-      return Status::Error(StatusCode::kInvalidArgument, "%s", answer.error().c_str());
+      return Status::Error(StatusCode::kIoError, "%s", answer.error().c_str());
     }
     ++transfer_.requests;
     transfer_.payload_bytes += answer.payload_bytes();
@@ -89,7 +93,7 @@ Status BoardProbe::ReadAt(const ProbePoint& point, std::vector<ProbeReading>* re
     transfer_.wire_bytes +=
         answer.payload_bytes() + (answer.chunks() + 1) * wire::kSmallFrameOverheadBytes;
     if (answer.state() == TensorAssembler::State::kFailed) {
-      return Status::Error(StatusCode::kInvalidArgument, "%s", answer.error().c_str());
+      return Status::Error(StatusCode::kIoError, "%s", answer.error().c_str());
     }
     ProbeReading reading;
     reading.point = point;

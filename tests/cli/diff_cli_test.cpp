@@ -4,6 +4,7 @@
 // every tensor of the step must agree, and arguments that describe another training are named.
 #include <gtest/gtest.h>
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -63,6 +64,60 @@ TEST(DiffCli, ABoardPastTheStepIsRefusedWithTheNextOne) {
   const CliResult result = RunCli(arguments);
   EXPECT_NE(result.exit_code, 0);
   EXPECT_TRUE(result.err.contains(QStringLiteral("already"))) << result.err.toStdString();
+}
+
+TEST(DiffCli, SimpleMnistAgreesAndTheLargestDifferenceIsPrinted) {
+  const QString dir = QStringLiteral(TRAINSCOPE_MODELS_DIR "/onert-micro/simple_mnist");
+  if (!QFile::exists(dir + QStringLiteral("/model.circle"))) {
+    GTEST_SKIP() << "simple_mnist not found in " << TRAINSCOPE_MODELS_DIR
+                 << " (the shared model fixtures are absent)";
+  }
+  const SimRun run{dir + QStringLiteral("/model.circle"),
+                   dir + QStringLiteral("/train_input.bin"),
+                   dir + QStringLiteral("/train_target.bin"),
+                   {QStringLiteral("--loss"), QStringLiteral("sparse-ce"),
+                    QStringLiteral("--optimizer"), QStringLiteral("adam")}};
+  BoardSimProcess sim(run, {QStringLiteral("--tcp"), QStringLiteral("0")});
+  ASSERT_TRUE(sim.started()) << sim.error().toStdString();
+  const CliResult result =
+      RunCli(QStringList{QStringLiteral("diff"), sim.endpoint()} + run.Arguments() +
+             QStringList{QStringLiteral("--json"), QStringLiteral("-")});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  const QJsonObject report = result.json().object();
+  EXPECT_TRUE(report.value(QStringLiteral("first_divergent_op")).isNull());
+  // Every op of simple_mnist is stepped: CONV_2D, MAX_POOL_2D, RESHAPE, two FCs, SOFTMAX.
+  EXPECT_EQ(report.value(QStringLiteral("ops")).toArray().size(), 6);
+  EXPECT_TRUE(result.err.contains(QStringLiteral("largest difference: op ")))
+      << result.err.toStdString();
+}
+
+TEST(DiffCli, ALinkLostMidStepSaysWhereAndLeavesNoReport) {
+  // The simulator pulls the cable after N frames. How many frames come before the step's reads
+  // depends on how far the board trained before PAUSE arrived; the reads themselves are about
+  // 600 frames, so cuts spaced closer than that land inside a tensor's transfer at least once.
+  int cut_inside_a_transfer = 0;
+  for (int frames : {60, 150, 300, 450, 600, 900, 1300, 1800, 2400, 3200}) {
+    BoardSimProcess sim({QStringLiteral("--tcp"), QStringLiteral("0"),
+                         QStringLiteral("--wait-for-desktop"), QStringLiteral("--disconnect-after"),
+                         QString::number(frames)});
+    ASSERT_TRUE(sim.started()) << sim.error().toStdString();
+    const QString report = TempPath(QStringLiteral("lost-after-%1.json").arg(frames));
+    QStringList arguments = DiffArguments(sim.endpoint());
+    arguments.replace(arguments.indexOf(QStringLiteral("-")), report);
+    arguments << QStringLiteral("--timeout") << QStringLiteral("2");
+    const CliResult result = RunCli(arguments);
+    if (result.exit_code == 0) continue;  // the cut came after the step was read
+    EXPECT_EQ(result.exit_code, 1) << frames << ": " << result.err.toStdString();
+    EXPECT_TRUE(result.err.contains(QStringLiteral("the link was lost while")) ||
+                result.err.contains(QStringLiteral("no answer from the board")))
+        << frames << ": " << result.err.toStdString();
+    EXPECT_FALSE(QFile::exists(report)) << "a report from a step that was not read";
+    if (result.err.contains(QStringLiteral("while reading the ")) &&
+        result.err.contains(QStringLiteral(" values"))) {
+      ++cut_inside_a_transfer;
+    }
+  }
+  EXPECT_GT(cut_inside_a_transfer, 0);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ class QemuAppTest : public QObject {
       if (testing::QemuRequired()) QFAIL(qPrintable(missing + QStringLiteral(" is missing")));
       QSKIP(qPrintable(missing + QStringLiteral(" is missing (scripts/install-deps.sh)")));
     }
-    testing::QemuBoard board(testing::DemoRun(1000), QStringLiteral("mps2-an386"));
+    testing::QemuBoard board(testing::DemoRunFor(1000), QStringLiteral("mps2-an386"));
     QVERIFY2(board.error().isEmpty(), qPrintable(board.error()));
     auto store = std::make_shared<SessionStore>();
     DeviceEventSource source(store);

@@ -28,10 +28,8 @@ QString MissingQemuTool() {
   return QString();
 }
 
-QStringList DemoRun(int epochs) {
-  return {DemoFile("demo.circle"),     QStringLiteral("--input"),    DemoFile("train_input.bin"),
-          QStringLiteral("--target"),  DemoFile("train_target.bin"), QStringLiteral("--loss"),
-          QStringLiteral("sparse-ce"), QStringLiteral("--epochs"),   QString::number(epochs)};
+QStringList DemoRunFor(int epochs) {
+  return DemoRun().Arguments() + QStringList{QStringLiteral("--epochs"), QString::number(epochs)};
 }
 
 QemuBoard::QemuBoard(const QStringList& run, const QString& board) {

@@ -26,7 +26,7 @@ inline bool QemuRequired() {
 }
 
 // The demo run both the board and the host train.
-QStringList DemoRun(int epochs);
+QStringList DemoRunFor(int epochs);
 
 class QemuBoard {
  public:

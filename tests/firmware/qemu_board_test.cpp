@@ -32,7 +32,7 @@ namespace {
 
 using testing::CliResult;
 using testing::DemoFile;
-using testing::DemoRun;
+using testing::DemoRunFor;
 using testing::FileHashHex;
 using testing::QemuBoard;
 using testing::RunCli;
@@ -80,7 +80,7 @@ qint64 Field(const QJsonObject& object, const char* key) {
 
 TEST(QemuBoard, TrainsPausesStepsAndMeasuresItsMemoryAgainstThePlan) {
   SKIP_WITHOUT_QEMU();
-  QemuBoard board(DemoRun(5), QStringLiteral("mps2-an386"));
+  QemuBoard board(DemoRunFor(5), QStringLiteral("mps2-an386"));
   ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
 
   const CliResult attach =
@@ -135,7 +135,7 @@ TEST(QemuBoard, LossesEqualTheHostEngineForTheSameRun) {
   SKIP_WITHOUT_QEMU();
   const int epochs = 2;
   const int samples = testing::DemoSampleCount();
-  QemuBoard board(DemoRun(epochs), QStringLiteral("mps2-an386"));
+  QemuBoard board(DemoRunFor(epochs), QStringLiteral("mps2-an386"));
   ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
   const QString record = TempPath(QStringLiteral("qemu-losses.tstrace"));
   // Every sample walks 6 backward steps: wait for all of them.
@@ -149,7 +149,7 @@ TEST(QemuBoard, LossesEqualTheHostEngineForTheSameRun) {
       RunCli({QStringLiteral("trace"), QStringLiteral("dump"), record, QStringLiteral("--json")});
   ASSERT_EQ(dump.exit_code, 0) << qPrintable(dump.err);
   const QString events = TempPath(QStringLiteral("host-events.jsonl"));
-  const CliResult train = RunCli(QStringList{QStringLiteral("train")} + DemoRun(epochs) +
+  const CliResult train = RunCli(QStringList{QStringLiteral("train")} + DemoRunFor(epochs) +
                                  QStringList{QStringLiteral("--events"), events});
   ASSERT_EQ(train.exit_code, 0) << qPrintable(train.err);
 
@@ -180,9 +180,34 @@ TEST(QemuBoard, LossesEqualTheHostEngineForTheSameRun) {
       identical, board_losses.size(), first_difference, largest);
 }
 
+TEST(QemuBoard, DiffFindsNoOperatorBeyondFloatToleranceOnTheEmulatedBoard) {
+  SKIP_WITHOUT_QEMU();
+  QemuBoard board(DemoRunFor(1000), QStringLiteral("mps2-an386"));
+  ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
+  const CliResult diff =
+      RunCli(QStringList{QStringLiteral("diff"), board.endpoint()} + DemoRunFor(1000) +
+                 QStringList{QStringLiteral("--json"), QStringLiteral("-"),
+                             QStringLiteral("--timeout"), QStringLiteral("60")},
+             300000);
+  ASSERT_EQ(diff.exit_code, 0) << qPrintable(diff.err) << qPrintable(board.log());
+  const QJsonObject report = QJsonDocument::fromJson(diff.out.toUtf8()).object();
+  EXPECT_TRUE(report.value(QStringLiteral("first_divergent_op")).isNull());
+  EXPECT_GT(report.value(QStringLiteral("compared")).toInt(), 40);
+  const QJsonObject largest = report.value(QStringLiteral("largest_difference")).toObject();
+  // newlib's expf is not glibc's: the softmax may differ in its last bits, no more.
+  EXPECT_LE(largest.value(QStringLiteral("relative_l2")).toDouble(1.0), 1e-5);
+  std::printf(
+      "diff against the emulated board: %d tensors compared, largest relative L2 %.3g "
+      "(op %d %s)\n",
+      report.value(QStringLiteral("compared")).toInt(),
+      largest.value(QStringLiteral("relative_l2")).toDouble(),
+      largest.value(QStringLiteral("op")).toInt(),
+      qPrintable(largest.value(QStringLiteral("role")).toString()));
+}
+
 TEST(QemuBoard, TheNetduinoPlus2FirmwareTrainsWithinAnStm32F405) {
   SKIP_WITHOUT_QEMU();
-  QemuBoard board(DemoRun(2), QStringLiteral("netduinoplus2"));
+  QemuBoard board(DemoRunFor(2), QStringLiteral("netduinoplus2"));
   ASSERT_TRUE(board.error().isEmpty()) << qPrintable(board.error());
   const QString record = TempPath(QStringLiteral("netduinoplus2.tstrace"));
   const CliResult attach =

@@ -80,6 +80,8 @@ class AttachSession final : public TrainingObserver, public wire::LinkHandler {
   // Sends REQUEST_TENSOR and makes tensor() wait for its answer.
   Status RequestTensor(int32_t tensor, wire::TensorAspect aspect);
   TensorAssembler& tensor() { return tensor_; }
+  // For a replay: the recorded desktop's first command id (FirstRecordedCommandId).
+  void set_next_command_id(uint16_t id) { stream_.set_next_command_id(id); }
 
   const AttachStats& stats() const { return stats_; }
   const wire::LinkCounters& counters() const { return stream_.counters(); }

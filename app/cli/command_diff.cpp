@@ -27,6 +27,7 @@
 #include "engine/plan/onert_differences.h"
 #include "serial/compare/reference_step.h"
 #include "serial/compare/step_comparison.h"
+#include "serial/trace/trace_transport.h"
 #include "serial/transport/endpoint.h"
 
 namespace trainscope::cli {
@@ -45,6 +46,7 @@ struct DiffOptions {
   uint32_t baud = 0;
   bool stay_paused = false;
   bool values = false;  // the JSON carries both sides' values of every compared tensor
+  QString record;       // the session's received bytes, as a trace a later diff replays
 };
 
 Status ParseDiffOptions(const QCommandLineParser& parser, DiffOptions* o) {
@@ -86,6 +88,7 @@ Status ParseDiffOptions(const QCommandLineParser& parser, DiffOptions* o) {
   o->json = parser.value(QStringLiteral("json"));
   o->stay_paused = parser.isSet(QStringLiteral("stay-paused"));
   o->values = parser.isSet(QStringLiteral("values"));
+  o->record = parser.value(QStringLiteral("record"));
   if (o->values && o->json.isEmpty()) {
     return Status::Error(StatusCode::kInvalidArgument, "--values goes with --json FILE");
   }
@@ -173,7 +176,10 @@ QJsonObject TensorJson(const Subgraph& subgraph, const TensorComparison& c,
     o.insert(QStringLiteral("nonfinite_mismatches"), static_cast<qint64>(d.nonfinite_mismatches));
     o.insert(QStringLiteral("board_nonfinite"), static_cast<qint64>(d.board_nonfinite));
     o.insert(QStringLiteral("reference_nonfinite"), static_cast<qint64>(d.reference_nonfinite));
-    if (readings != nullptr && c.board_reading >= 0 && c.reference_reading >= 0) {
+    if (readings != nullptr && !c.board_update.empty()) {
+      o.insert(QStringLiteral("board_values"), ValuesJson(c.board_update));
+      o.insert(QStringLiteral("reference_values"), ValuesJson(c.reference_update));
+    } else if (readings != nullptr && c.board_reading >= 0 && c.reference_reading >= 0) {
       const auto& board = (*readings->board)[static_cast<size_t>(c.board_reading)];
       const auto& reference = (*readings->reference)[static_cast<size_t>(c.reference_reading)];
       o.insert(QStringLiteral("board_values"), ValuesJson(board.copy.values));
@@ -309,8 +315,10 @@ int RunDiff(const QStringList& arguments) {
   parser.setApplicationDescription(QStringLiteral(
       "Compare one optimizer step of a board, tensor by tensor in backward order, with the "
       "reference engine started from the board's own state."));
-  parser.addPositionalArgument(QStringLiteral("ENDPOINT"),
-                               QStringLiteral("the board: a port or tcp://HOST:PORT"));
+  parser.addPositionalArgument(
+      QStringLiteral("ENDPOINT"),
+      QStringLiteral("the board: a port, tcp://HOST:PORT, or a recording (.tstrace) an earlier "
+                     "diff --record made, to compare that step again"));
   AddTrainingDataOptions(&parser);
   AddTrainingOptions(&parser);
   AddOption(&parser, "step", "Optimizer step to compare (from 1; default: the next one).", "S");
@@ -327,6 +335,10 @@ int RunDiff(const QStringList& arguments) {
   AddOption(&parser, "values",
             "With --json: every compared tensor's values from both sides (what the app's "
             "comparison view shows side by side).");
+  AddOption(&parser, "record",
+            "Record every byte the board sent (the tensors included) to this trace file; giving "
+            "it as ENDPOINT later shows the same comparison.",
+            "FILE");
   AddOption(&parser, "stay-paused", "Leave the board paused after the step instead of resuming.");
   if (const int exit_status = ParseOrExit(&parser, arguments); exit_status >= 0) return exit_status;
   DiffOptions o;
@@ -352,14 +364,38 @@ int RunDiff(const QStringList& arguments) {
   if (!status.ok()) return Fail(status);
   const ProbePlan plan = MakeProbePlan(subgraph, planner, o.ops);
 
-  Endpoint endpoint;
-  status = ParseEndpoint(o.endpoint.toStdString(), &endpoint);
-  if (!status.ok()) return Fail(QString::fromUtf8(status.message()), 2);
-  if (o.baud > 0) endpoint.baud_rate = o.baud;
-  std::unique_ptr<Transport> link = CreateTransport(endpoint);
+  std::unique_ptr<Transport> link;
+  const bool replay = LooksLikeTrace(o.endpoint.toStdString());
+  if (replay) {
+    if (!o.record.isEmpty())
+      return Fail(QStringLiteral("a recording is replayed, not recorded"), 2);
+    link = std::make_unique<TraceTransport>(o.endpoint.toStdString());
+  } else {
+    Endpoint endpoint;
+    status = ParseEndpoint(o.endpoint.toStdString(), &endpoint);
+    if (!status.ok()) return Fail(QString::fromUtf8(status.message()), 2);
+    if (o.baud > 0) endpoint.baud_rate = o.baud;
+    link = CreateTransport(endpoint);
+  }
   status = link->Open();
   if (!status.ok()) return Fail(status);
-  AttachSession session(link.get(), nullptr);
+  if (replay) {
+    std::fprintf(stderr, "replaying the recorded session %s\n", qPrintable(o.endpoint));
+  }
+  // Written as it arrives (one write per read): a killed diff leaves a replayable prefix.
+  TraceWriter writer;
+  if (!o.record.isEmpty()) {
+    status = writer.Create(o.record.toStdString(),
+                           wire::ModelHash(model.bytes().data(), model.bytes().size()));
+    if (!status.ok()) return Fail(status);
+  }
+  AttachSession session(link.get(), o.record.isEmpty() ? nullptr : &writer);
+  if (replay) {
+    uint16_t first_id = 0;
+    status = FirstRecordedCommandId(o.endpoint.toStdString(), &first_id);
+    if (!status.ok()) return Fail(status);
+    session.set_next_command_id(first_id);
+  }
   BoardProbeOptions probe_options;
   probe_options.step = o.step;
   probe_options.timeout_ms = static_cast<int>(o.timeout_seconds * 1000.0);
@@ -381,7 +417,7 @@ int RunDiff(const QStringList& arguments) {
   status = RunReferenceStep(&model, setup.options, setup.trainability, data, probe.step(), plan,
                             start, &reference);
   if (!status.ok()) return Fail(status);
-  const StepComparison comparison = CompareStep(board_step, reference, o.thresholds);
+  const StepComparison comparison = CompareStep(board_step, reference, o.thresholds, &start);
   const StepReadings readings{&board_step, &reference};
 
   const ProbeTransfer& t = probe.transfer();

@@ -82,6 +82,10 @@ class LinkStream {
     return size + n;
   }
 
+  // A desktop replaying a recorded session numbers its commands as the recorded desktop did, so
+  // the recorded ACKs answer them (0 is skipped as always).
+  void set_next_command_id(uint16_t id) { next_command_id_ = id == 0 ? 1 : id; }
+
   const wire::LinkCounters& counters() const { return decoder_.counters(); }
   uint64_t frames_bad() const { return decoder_.counters().frames_bad - excused_bad_; }
   // Good frames whose payload did not decode.

@@ -279,6 +279,36 @@ TEST(DiffOnertMath, ValuesInTheJsonGiveTheReportedDifference) {
   EXPECT_NEAR(max_abs, first.value(QStringLiteral("max_abs")).toDouble(), 1e-6 * max_abs);
 }
 
+TEST(DiffOnertMath, ARecordedDiffReplaysToTheSameComparison) {
+  const GeneratedRun g = SoftmaxWithBetaRun();
+  ASSERT_TRUE(g.ok);
+  const QString record = TempPath(QStringLiteral("softmax_beta.tstrace"));
+  const CliResult live = DiffAgainstSimulator(g, true, {QStringLiteral("--record"), record});
+  ASSERT_EQ(live.exit_code, 3) << live.err.toStdString();
+  // The simulator is gone: the recording alone answers, through the same decoder and probe.
+  const CliResult replay = RunCli(QStringList{QStringLiteral("diff"), record} + g.run.Arguments() +
+                                  QStringList{QStringLiteral("--json"), QStringLiteral("-")});
+  ASSERT_EQ(replay.exit_code, 3) << replay.err.toStdString();
+  EXPECT_TRUE(replay.err.contains(QStringLiteral("replaying the recorded session")));
+  const QJsonObject a = live.json().object();
+  const QJsonObject b = replay.json().object();
+  for (const char* key : {"step", "first_divergent_op", "first_divergent", "ops", "update",
+                          "compared", "largest_difference"}) {
+    EXPECT_EQ(a.value(QLatin1String(key)), b.value(QLatin1String(key))) << key;
+  }
+  EXPECT_EQ(a.value(QStringLiteral("transfer")).toObject().value(QStringLiteral("values")),
+            b.value(QStringLiteral("transfer")).toObject().value(QStringLiteral("values")));
+
+  // Cut in half, the recording says where it ends instead of comparing half a step.
+  QFile file(record);
+  ASSERT_TRUE(file.open(QIODevice::ReadWrite));
+  ASSERT_TRUE(file.resize(file.size() / 2));
+  file.close();
+  const CliResult cut = RunCli(QStringList{QStringLiteral("diff"), record} + g.run.Arguments());
+  EXPECT_EQ(cut.exit_code, 1) << cut.err.toStdString();
+  EXPECT_TRUE(cut.err.contains(QStringLiteral("ends here"))) << cut.err.toStdString();
+}
+
 TEST(DiffOnertMath, ValuesNeedAJsonFile) {
   const CliResult result =
       RunCli({QStringLiteral("diff"), QStringLiteral("tcp://127.0.0.1:1"), QStringLiteral("m"),

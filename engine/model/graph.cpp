@@ -46,7 +46,10 @@ bool OpOptions::operator==(const OpOptions& o) const {
          offset == o.offset && block_size == o.block_size && num_splits == o.num_splits &&
          values_count == o.values_count && exclusive == o.exclusive && reverse == o.reverse &&
          approximate == o.approximate && mirror_symmetric == o.mirror_symmetric &&
-         align_corners == o.align_corners && half_pixel_centers == o.half_pixel_centers;
+         align_corners == o.align_corners && half_pixel_centers == o.half_pixel_centers &&
+         SameFloat(cell_clip, o.cell_clip) && SameFloat(proj_clip, o.proj_clip) &&
+         time_major == o.time_major && asymmetric_quantize_inputs == o.asymmetric_quantize_inputs &&
+         diagonal_recurrent_tensors == o.diagonal_recurrent_tensors;
 }
 
 size_t Tensor::element_count() const {

@@ -59,6 +59,13 @@ struct OpOptions {
   bool mirror_symmetric = false;    // MIRROR_PAD: SYMMETRIC (edge repeated) instead of REFLECT
   bool align_corners = false;       // RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR
   bool half_pixel_centers = false;  // RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR
+  // UNIDIRECTIONAL_SEQUENCE_LSTM (its cell and output activation is `activation`); a clip of 0
+  // (or below) is no clip.
+  float cell_clip = 0.0f;
+  float proj_clip = 0.0f;
+  bool time_major = false;                  // input [time, batch, features], not [batch, time, ...]
+  bool asymmetric_quantize_inputs = false;  // hybrid (int8 weight) models only
+  bool diagonal_recurrent_tensors = false;  // recurrent weights hold only their diagonal
 
   bool operator==(const OpOptions& other) const;
   bool operator!=(const OpOptions& other) const { return !(*this == other); }

@@ -147,6 +147,12 @@ fb::BuiltinOptions WriteOptions(Builder& b, int32_t opcode, const OpOptions& o,
     case op::kGelu:
       *offset = fb::CreateGeluOptions(b, o.approximate).Union();
       return fb::BuiltinOptions::GeluOptions;
+    case op::kUnidirectionalSequenceLstm:
+      *offset = fb::CreateUnidirectionalSequenceLSTMOptions(
+                    b, Raw(o.activation), o.cell_clip, o.proj_clip, o.time_major,
+                    o.asymmetric_quantize_inputs, o.diagonal_recurrent_tensors)
+                    .Union();
+      return fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions;
     default:
       *offset = 0;
       return fb::BuiltinOptions::NONE;
@@ -162,6 +168,11 @@ uint32_t ModelBuilder::AddBuffer(std::vector<uint8_t> bytes) {
 
 int ModelBuilder::AddTensor(const std::string& name, std::vector<int32_t> shape, ElementType type) {
   tensors_.push_back({name, std::move(shape), type, 0});
+  return static_cast<int>(tensors_.size() - 1);
+}
+
+int ModelBuilder::AddVariable(const std::string& name, std::vector<int32_t> shape) {
+  tensors_.push_back({name, std::move(shape), ElementType::kFloat32, 0, true});
   return static_cast<int>(tensors_.size() - 1);
 }
 
@@ -227,7 +238,7 @@ Status ModelBuilder::Finish(std::vector<uint8_t>* out) const {
   for (const PendingTensor& t : tensors_) {
     tensors.push_back(fb::CreateTensor(b, b.CreateVector(t.shape),
                                        ElementTypeToFile(t.type, format_), t.buffer,
-                                       b.CreateString(t.name)));
+                                       b.CreateString(t.name), 0, t.is_variable));
   }
 
   std::vector<flatbuffers::Offset<fb::Operator>> operators;

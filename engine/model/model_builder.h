@@ -30,6 +30,8 @@ class ModelBuilder {
 
   int AddTensor(const std::string& name, std::vector<int32_t> shape,
                 ElementType type = ElementType::kFloat32);
+  // A FLOAT32 variable without bytes, as converters write the state of a recurrent op.
+  int AddVariable(const std::string& name, std::vector<int32_t> shape);
   int AddConstant(const std::string& name, std::vector<int32_t> shape,
                   const std::vector<float>& values);
   int AddConstantInt32(const std::string& name, std::vector<int32_t> shape,
@@ -61,6 +63,7 @@ class ModelBuilder {
     std::vector<int32_t> shape;
     ElementType type;
     uint32_t buffer;
+    bool is_variable = false;
   };
   struct PendingOperator {
     int32_t opcode;

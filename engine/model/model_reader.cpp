@@ -298,6 +298,16 @@ Status ReadOptions(const fb::Operator* op, const std::string& label, OpOptions* 
     case fb::BuiltinOptions::GeluOptions:
       o.approximate = op->builtin_options_as_GeluOptions()->approximate();
       break;
+    case fb::BuiltinOptions::UnidirectionalSequenceLSTMOptions: {
+      const auto* t = op->builtin_options_as_UnidirectionalSequenceLSTMOptions();
+      TS_RETURN_IF_ERROR(ReadActivation(t->fused_activation_function(), label, &o.activation));
+      o.cell_clip = t->cell_clip();
+      o.proj_clip = t->proj_clip();
+      o.time_major = t->time_major();
+      o.asymmetric_quantize_inputs = t->asymmetric_quantize_inputs();
+      o.diagonal_recurrent_tensors = t->diagonal_recurrent_tensors();
+      break;
+    }
     default:
       break;  // PAD, TRANSPOSE, EXPAND_DIMS (empty tables) and options this engine does not use
   }

@@ -283,6 +283,7 @@ constexpr OptionsForOp kOptionsForOp[] = {
     {op::kTransposeConv, 49},
     {op::kResizeNearestNeighbor, 74},
     {op::kGelu, 116},
+    {op::kUnidirectionalSequenceLstm, 71},
 };
 
 struct OptionsName {
@@ -336,6 +337,7 @@ constexpr OptionsName kOptionsNames[] = {
     {49, "TransposeConvOptions"},
     {74, "ResizeNearestNeighborOptions"},
     {116, "GeluOptions"},
+    {71, "UnidirectionalSequenceLSTMOptions"},
 };
 
 }  // namespace

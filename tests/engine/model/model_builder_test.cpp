@@ -278,6 +278,14 @@ TEST(ModelBuilderOptions, ForwardOnlyOperatorOptionsReadBack) {
   o = OpOptions();
   o.keep_dims = true;
   ops.push_back({op::kReduceMax, o});
+  o = OpOptions();
+  o.activation = Activation::kTanh;
+  o.cell_clip = 3.5f;
+  o.proj_clip = 0.25f;
+  o.time_major = true;
+  o.asymmetric_quantize_inputs = true;
+  o.diagonal_recurrent_tensors = true;
+  ops.push_back({op::kUnidirectionalSequenceLstm, o});
 
   ModelBuilder b;
   const int x = b.AddTensor("x", {2});
@@ -306,6 +314,26 @@ TEST(ModelBuilderOptions, ForwardOnlyOperatorOptionsReadBack) {
   }
   EXPECT_EQ(main.operators.back().opcode, op::kCustom);
   EXPECT_EQ(main.operators.back().custom_code, "BroadcastTo");
+}
+
+// The state of a converted recurrent op: a variable tensor without bytes.
+TEST(ModelBuilderTensors, AVariableReadsBackAsAVariableWithoutBytes) {
+  ModelBuilder b;
+  const int x = b.AddTensor("x", {1, 2});
+  const int state = b.AddVariable("state", {1, 2});
+  const int y = b.AddTensor("y", {1, 2});
+  b.AddOperator(op::kAdd, {x, state}, {y});
+  b.SetInputs({x});
+  b.SetOutputs({y});
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(b.Finish(&bytes).ok());
+  Model model;
+  ASSERT_TRUE(Model::FromBytes(bytes, &model).ok());
+  const Tensor& read = model.graph().main().tensors[static_cast<size_t>(state)];
+  EXPECT_TRUE(read.is_variable);
+  EXPECT_FALSE(read.constant);
+  EXPECT_EQ(read.bytes, 8u);
+  EXPECT_FALSE(model.graph().main().tensors[static_cast<size_t>(x)].is_variable);
 }
 
 }  // namespace

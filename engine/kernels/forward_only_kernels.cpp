@@ -71,6 +71,7 @@ constexpr RegistrationGetter kForwardOnly[] = {
     RegistrationSquaredDifference,
     RegistrationSum,
     RegistrationTransposeConv,
+    RegistrationUnidirectionalSequenceLstm,
     RegistrationUnpack,
     RegistrationZerosLike,
 };

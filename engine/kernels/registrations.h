@@ -98,6 +98,7 @@ const OpRegistration& RegistrationSum();
 const OpRegistration& RegistrationTanh();
 const OpRegistration& RegistrationTranspose();
 const OpRegistration& RegistrationTransposeConv();
+const OpRegistration& RegistrationUnidirectionalSequenceLstm();
 const OpRegistration& RegistrationUnpack();
 const OpRegistration& RegistrationZerosLike();
 

@@ -39,8 +39,7 @@ enum : int32_t {
   kStridedSlice = 45,
   kExpandDims = 70,
   kLeakyRelu = 98,
-  // Forward-only operators of onert-micro's float set (and UNIDIRECTIONAL_SEQUENCE_LSTM, which has
-  // no kernel yet).
+  // Forward-only operators of onert-micro's float set.
   kAbs = 101,
   kAddN = 106,
   kCeil = 104,

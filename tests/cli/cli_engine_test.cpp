@@ -8,8 +8,10 @@
 #include <QJsonArray>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "engine/model/model.h"
 #include "engine/model/model_builder.h"
@@ -61,6 +63,39 @@ TEST(CliRun, HelloWorldComputesSineForManySamplesInOneFile) {
   ASSERT_EQ(ys.size(), xs.size());
   for (size_t i = 0; i < xs.size(); ++i)
     EXPECT_NEAR(ys[i], std::sin(xs[i]), 0.1) << "x = " << xs[i];
+}
+
+// tflite-micro's float LSTM example (scripts/fetch-models.sh): inspect lists the LSTM, and the
+// ten samples back to back in one file give ten rows of probabilities, each row's largest at the
+// digit its sample shows.
+TEST(CliRun, TflmMnistLstmClassifiesItsTenSamplesInOneFile) {
+  const std::string dir = testing::MnistLstmDir();
+  TS_REQUIRE_FETCHED(dir + "/trained_lstm.tflite");
+  const QString model = QString::fromStdString(dir + "/trained_lstm.tflite");
+  auto result = RunCli({QStringLiteral("inspect"), model});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  EXPECT_TRUE(result.out.contains(QStringLiteral("UNIDIRECTIONAL_SEQUENCE_LSTM")));
+
+  std::vector<float> images;
+  for (int digit = 0; digit < 10; ++digit) {
+    const std::vector<float> image =
+        testing::ReadFloats(dir + "/sample" + std::to_string(digit) + ".bin");
+    ASSERT_EQ(image.size(), 28u * 28u) << "sample" << digit << ".bin";
+    images.insert(images.end(), image.begin(), image.end());
+  }
+  const QString input = TempPath(QStringLiteral("samples.bin")),
+                output = TempPath(QStringLiteral("probabilities.bin"));
+  WriteFloats(input, images);
+  result = RunCli({QStringLiteral("run"), model, QStringLiteral("--input"), input,
+                   QStringLiteral("--output"), output});
+  ASSERT_EQ(result.exit_code, 0) << result.err.toStdString();
+  const std::vector<float> p = ReadFloats(output);
+  ASSERT_EQ(p.size(), 100u);
+  for (int digit = 0; digit < 10; ++digit) {
+    const auto row = p.begin() + 10 * digit;
+    EXPECT_EQ(std::max_element(row, row + 10) - row, digit) << "sample" << digit;
+    EXPECT_NEAR(std::accumulate(row, row + 10, 0.0), 1.0, 1e-5) << "sample" << digit;
+  }
 }
 
 TEST(CliRun, WrongInputSizeNaNAndUnsupportedModelsAreClearErrors) {

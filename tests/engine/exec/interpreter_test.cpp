@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The Interpreter runs every fixture model through the planned arena and reproduces the
-// reference outputs: buffers placed at planned offsets must never corrupt each other.
+// reference outputs: buffers placed at planned offsets must never corrupt each other. An LSTM
+// with its state in variables (which no plan places) runs from that state every time, and
+// tflite-micro's float LSTM example classifies its ten samples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 
 #include "engine/exec/interpreter.h"
+#include "engine/kernels/reference_runner.h"
 #include "tests/common/fixtures.h"
 #include "tests/engine/exec/test_models.h"
 
@@ -88,6 +93,82 @@ TEST(Interpreter, NonFiniteInputIsRefusedWithItsPosition) {
   Status status = interpreter.Run({image.data()}, &outputs);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(std::string(status.message()).find("element 7"), std::string::npos) << status.message();
+}
+
+// x [1, 3, 2] -> UNIDIRECTIONAL_SEQUENCE_LSTM (4 cells, state in two variables) [1, 3, 4].
+Model LstmWithVariableState() {
+  ModelBuilder b;
+  std::vector<int32_t> in(24, -1);
+  in[0] = b.AddTensor("x", {1, 3, 2});
+  for (int gate = 0; gate < 4; ++gate) {
+    const float phase = static_cast<float>(gate);
+    in[static_cast<size_t>(1 + gate)] =
+        b.AddConstant("w", {4, 2}, testing::Pattern(8, 0.8f, phase));
+    in[static_cast<size_t>(5 + gate)] =
+        b.AddConstant("r", {4, 4}, testing::Pattern(16, 0.6f, phase + 0.5f));
+    in[static_cast<size_t>(12 + gate)] = b.AddConstant("b", {4}, testing::Pattern(4, 0.3f, phase));
+  }
+  in[18] = b.AddVariable("h0", {1, 4});
+  in[19] = b.AddVariable("c0", {1, 4});
+  const int y = b.AddTensor("y", {1, 3, 4});
+  OpOptions options;
+  options.activation = Activation::kTanh;
+  b.AddOperator(op::kUnidirectionalSequenceLstm, in, {y}, options);
+  b.SetInputs({in[0]});
+  b.SetOutputs({y});
+  std::vector<uint8_t> bytes;
+  EXPECT_TRUE(b.Finish(&bytes).ok());
+  Model model;
+  EXPECT_TRUE(Model::FromBytes(std::move(bytes), &model).ok());
+  return model;
+}
+
+TEST(Interpreter, AnLstmStartsEveryRunFromTheModelsInitialState) {
+  const Model model = LstmWithVariableState();
+  Interpreter interpreter;
+  Status status = interpreter.Init(model);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const std::vector<float> x = testing::Pattern(6, 1.5f, 0.2f);
+  std::vector<std::vector<float>> expected;
+  ASSERT_TRUE(RunForward(model, {x}, &expected).ok());
+  for (int run = 0; run < 2; ++run) {
+    std::vector<std::vector<float>> outputs;
+    status = interpreter.Run({x.data()}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0], expected[0]) << "run " << run;
+  }
+}
+
+// tflite-micro's float LSTM example (examples/mnist_lstm): each sample image is classified as the
+// digit it shows, as the example's own test checks, with probabilities that sum to 1.
+TEST(Interpreter, TflmMnistLstmClassifiesEachSampleAsItsDigit) {
+  const std::string dir = testing::MnistLstmDir();
+  TS_REQUIRE_FETCHED(dir + "/trained_lstm.tflite");
+  Model model;
+  Status status = ReadModelFile(dir + "/trained_lstm.tflite", &model);
+  ASSERT_TRUE(status.ok()) << status.message();
+  Interpreter interpreter;
+  status = interpreter.Init(model);
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (int digit = 0; digit < 10; ++digit) {
+    SCOPED_TRACE("sample" + std::to_string(digit));
+    const std::vector<float> image =
+        testing::ReadFloats(dir + "/sample" + std::to_string(digit) + ".bin");
+    ASSERT_EQ(image.size(), 28u * 28u) << "run scripts/fetch-models.sh again to convert it";
+    std::vector<std::vector<float>> outputs;
+    status = interpreter.Run({image.data()}, &outputs);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(outputs.size(), 1u);
+    const std::vector<float>& p = outputs[0];
+    ASSERT_EQ(p.size(), 10u);
+    EXPECT_EQ(std::max_element(p.begin(), p.end()) - p.begin(), digit);
+    EXPECT_NEAR(std::accumulate(p.begin(), p.end(), 0.0), 1.0, 1e-5);
+    for (float probability : p) {
+      EXPECT_GE(probability, 0.0f);
+      EXPECT_LE(probability, 1.0f);
+    }
+  }
 }
 
 }  // namespace

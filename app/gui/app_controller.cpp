@@ -16,7 +16,9 @@
 #include <random>
 
 #include "app/common/training_args.h"
+#include "engine/exec/trainer.h"
 #include "engine/memory/memory_report.h"
+#include "engine/model/opcodes.h"
 #include "engine/plan/onert_differences.h"
 #include "engine/train/losses.h"
 #include "engine/train/metrics.h"
@@ -303,7 +305,21 @@ Status AppController::load(const QString& model_path, Model model,
   }
   LocalSetup local;
   local.options = setup.options;
-  if (ValidateTrainabilityConfig(main, trainability).ok()) local.trainability = trainability;
+  // Every layer is the default; on a frozen extractor with forward-only operators (an LSTM) the
+  // app trains what can train, after the last of them, and says so, instead of refusing.
+  TrainabilityConfig wanted = trainability;
+  QString narrowed;
+  const uint32_t tail = TrainableTailLength(main);
+  if (trainability == TrainabilityConfig{} && tail > 0 && tail < main.operators.size()) {
+    wanted.num_train_layers = tail;
+    const size_t frozen = main.operators.size() - tail - 1;
+    narrowed = tr("operator %1 (%2) has no backward kernel: training the last %3 operators, the "
+                  "ones after it (Layers changes that)")
+                   .arg(frozen)
+                   .arg(QLatin1String(OpcodeName(main.operators[frozen].opcode)))
+                   .arg(tail);
+  }
+  if (ValidateTrainabilityConfig(main, wanted).ok()) local.trainability = wanted;
   Status status = buildData(main, setup, &local);
   if (!status.ok()) return fail(std::move(status), model_path);
   auto source = std::make_unique<LocalEventSource>(store_);
@@ -330,6 +346,7 @@ Status AppController::load(const QString& model_path, Model model,
   setup_action_->setEnabled(true);
   window_->setNotices(setupNotices(model_path, graph.main(), setup));
   EventBatch note;
+  if (!narrowed.isEmpty()) note.add(StatusMessage{MessageLevel::kWarning, narrowed});
   if (setup.use_builtin_data && !setup.builtin_has_test_set) {
     note.add(StatusMessage{MessageLevel::kWarning,
                            tr("no training data was given: training on random samples of the "

@@ -22,6 +22,11 @@ std::string TensorLabel(const Subgraph& subgraph, int32_t tensor) {
   return "tensor " + std::to_string(tensor) + " '" + subgraph.tensors[tensor].name + "'";
 }
 
+bool HasBackwardKernel(int32_t opcode) {
+  const OpRegistration* registration = FindRegistration(opcode);
+  return registration != nullptr && registration->backward != nullptr;
+}
+
 // With onert-micro's math the user should know, per op, what the step now computes as a board
 // would, and what it cannot (a board would fail there, or compute values nobody can predict).
 void NoteOnertMath(const Subgraph& subgraph, const BackwardSelection& selection,
@@ -36,6 +41,14 @@ void NoteOnertMath(const Subgraph& subgraph, const BackwardSelection& selection,
 }
 
 }  // namespace
+
+uint32_t TrainableTailLength(const Subgraph& subgraph) {
+  uint32_t length = 0;
+  for (size_t k = subgraph.operators.size(); k > 0; --k, ++length) {
+    if (!HasBackwardKernel(subgraph.operators[k - 1].opcode)) break;
+  }
+  return length;
+}
 
 Status Trainer::Init(Model* model, const TrainingOptions& options,
                      const TrainabilityConfig& config) {
@@ -54,13 +67,12 @@ Status Trainer::Init(Model* model, const TrainingOptions& options,
   }
   selection_ = SelectBackwardRange(sg, config);
   for (uint32_t k = selection_.first_op; k < sg.operators.size(); ++k) {
-    const OpRegistration* registration = FindRegistration(sg.operators[k].opcode);
-    if (registration == nullptr || registration->backward == nullptr) {
+    if (!HasBackwardKernel(sg.operators[k].opcode)) {
       return Status::Error(StatusCode::kUnsupported,
                            "operator %u (%s) has no backward kernel; train only the operators "
-                           "after it (for example --train-layers %zu)",
+                           "after it (at most --train-layers %u)",
                            static_cast<unsigned>(k), OpcodeName(sg.operators[k].opcode),
-                           static_cast<size_t>(sg.operators.size() - k - 1));
+                           static_cast<unsigned>(TrainableTailLength(sg)));
     }
   }
   parameters_ = ListParameterGradients(sg, selection_);

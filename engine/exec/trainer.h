@@ -94,6 +94,12 @@ struct TensorView {
   int32_t dims[kMaxRank] = {};  // a half-rank gradient's first dimension counts its rows
 };
 
+// The most operators at the end of `subgraph` that all have a backward kernel: the largest
+// "last N layers" Init accepts (the operator count when every one has). A frozen feature
+// extractor with forward-only operators (an LSTM, say) trains from the first op after its last
+// such operator.
+uint32_t TrainableTailLength(const Subgraph& subgraph);
+
 class Trainer {
  public:
   Trainer() = default;

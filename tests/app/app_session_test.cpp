@@ -14,6 +14,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,6 +22,7 @@
 #include <memory>
 
 #include "app/gui/app_controller.h"
+#include "engine/model/model_builder.h"
 #include "engine/model/opcodes.h"
 #include "engine/plan/train_config_file.h"
 #include "tests/app/app_test_setup.h"
@@ -48,6 +50,38 @@ struct DemoSession {
     return static_cast<int>(controller.source()->model()->graph().main().operators.size());
   }
 };
+
+// x [1, 3, 2] -> UNIDIRECTIONAL_SEQUENCE_LSTM (4 cells) -> RESHAPE [1, 12] -> FULLY_CONNECTED 2.
+bool WriteLstmWithDenseHead(const QString& path) {
+  ModelBuilder b;
+  std::vector<int32_t> in(24, -1);
+  in[0] = b.AddTensor("x", {1, 3, 2});
+  for (int gate = 0; gate < 4; ++gate) {
+    const std::string g = std::to_string(gate);
+    in[1 + gate] = b.AddConstant("w" + g, {4, 2}, std::vector<float>(8, 0.1f * (gate + 1)));
+    in[5 + gate] = b.AddConstant("r" + g, {4, 4}, std::vector<float>(16, -0.05f));
+    in[12 + gate] = b.AddConstant("b" + g, {4}, std::vector<float>(4, 0.0f));
+  }
+  in[18] = b.AddVariable("h0", {1, 4});
+  in[19] = b.AddVariable("c0", {1, 4});
+  const int sequence = b.AddTensor("sequence", {1, 3, 4});
+  OpOptions tanh;
+  tanh.activation = Activation::kTanh;
+  b.AddOperator(op::kUnidirectionalSequenceLstm, in, {sequence}, tanh);
+  const int shape = b.AddConstantInt32("shape", {2}, {1, 12});
+  const int flat = b.AddTensor("flat", {1, 12});
+  b.AddOperator(op::kReshape, {sequence, shape}, {flat});
+  const int w = b.AddConstant("head_w", {2, 12}, std::vector<float>(24, 0.2f));
+  const int y = b.AddTensor("y", {1, 2});
+  b.AddOperator(op::kFullyConnected, {flat, w, -1}, {y});
+  b.SetInputs({in[0]});
+  b.SetOutputs({y});
+  std::vector<uint8_t> bytes;
+  QFile file(path);
+  return b.Finish(&bytes).ok() && file.open(QIODevice::WriteOnly) &&
+         file.write(reinterpret_cast<const char*>(bytes.data()),
+                    static_cast<qint64>(bytes.size())) == static_cast<qint64>(bytes.size());
+}
 
 class AppSessionTest : public QObject {
   Q_OBJECT
@@ -80,6 +114,31 @@ class AppSessionTest : public QObject {
     session.window.action(MainWindow::Command::kRun)->trigger();
     QTRY_VERIFY(session.store->snapshot()->progress.optimizer_step >= 3);
     QTRY_VERIFY(session.window.action(MainWindow::Command::kPause)->isEnabled());
+  }
+
+  // A frozen recurrent extractor (forward-only UNIDIRECTIONAL_SEQUENCE_LSTM) before a dense head:
+  // the default "every layer" cannot train, so the app trains the ops after it, runs forward
+  // through the LSTM on every sample, and says which op stops the range.
+  void aForwardOnlyOperatorNarrowsTheDefaultToTheOpsAfterIt() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("lstm_head.circle"));
+    QVERIFY(WriteLstmWithDenseHead(path));
+    DemoSession session;
+    const Status opened = session.controller.open(SessionFiles{path, {}, {}, {}, {}});
+    QVERIFY2(opened.ok(), opened.message());
+    QVERIFY(session.window.action(MainWindow::Command::kRun)->isEnabled());
+    QCOMPARE(session.window.layersPanel()->lastNSpinBox()->value(), 2);
+    const auto messages = session.store->snapshot()->messages;
+    bool said = false;
+    for (const StatusMessage& m : *messages) {
+      said |=
+          m.text.contains(QStringLiteral("operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM) has no "
+                                         "backward kernel: training the last 2 operators"));
+    }
+    QVERIFY(said);
+    session.window.action(MainWindow::Command::kRun)->trigger();
+    QTRY_VERIFY(session.store->snapshot()->progress.optimizer_step >= 3);
   }
 
   // From a fresh session, F10 pressed i+1 times has run the forward pass and backward steps 0..i

@@ -54,11 +54,16 @@ bool UpdateComparison(const TensorComparison& value, const ProbeReading& board,
   update->reference_update = Minus(reference.copy.values, before->copy.values);
   update->difference = CompareTensors(update->board_update.data(), update->reference_update.data(),
                                       update->reference_update.size());
-  update->divergent = Diverges(update->difference, thresholds);
+  update->divergent = Diverges(*update, thresholds);
   return true;
 }
 
 }  // namespace
+
+bool Diverges(const TensorComparison& pair, const DivergenceThresholds& thresholds) {
+  if (!pair.board_held || !pair.reference_held) return false;
+  return !pair.shape_matches || Diverges(pair.difference, thresholds);
+}
 
 StepComparison CompareStep(const std::vector<ProbeReading>& board,
                            const std::vector<ProbeReading>& reference,
@@ -99,13 +104,11 @@ StepComparison CompareStep(const std::vector<ProbeReading>& board,
       if (c.shape_matches) {
         c.difference =
             CompareTensors(b.copy.values.data(), r->copy.values.data(), r->copy.values.size());
-        c.divergent = Diverges(c.difference, thresholds);
-      } else {
-        c.divergent = true;
       }
     } else if (c.board_held != c.reference_held) {
       ++out.held_on_one_side;
     }
+    c.divergent = Diverges(c, thresholds);
     TensorComparison update;
     const bool has_update = r != nullptr && UpdateComparison(c, b, *r, start, thresholds, &update);
     Add(std::move(c), &out);

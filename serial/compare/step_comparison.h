@@ -51,6 +51,12 @@ struct StepComparison {
   uint64_t held_on_one_side = 0;  // what one side held and the other did not
 };
 
+// Whether one pair diverges: read on both sides, its shapes differ or its figures are beyond
+// `thresholds` (Diverges); a tensor held on one side only is counted apart, not as a divergence.
+// CompareStep decides with it, and so does anything that re-reads a comparison (the app's
+// comparison view under thresholds the user changes).
+bool Diverges(const TensorComparison& pair, const DivergenceThresholds& thresholds);
+
 // Pairs `board` and `reference` by (point, tensor, aspect); a reading without a partner counts
 // as held on one side. With `start` (the step-start readings both sides began from), each
 // updated parameter value is followed by its update comparison.

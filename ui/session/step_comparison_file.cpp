@@ -456,6 +456,33 @@ bool StepComparisonFile::hasValues() const {
                      [](const ComparedTensor& t) { return t.has_values; });
 }
 
+FiguresBeyond FiguresBeyondThresholds(const TensorDifference& difference,
+                                      const DivergenceThresholds& thresholds) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  DivergenceThresholds none;
+  none.relative_l2 = kInf;
+  none.max_abs = kInf;
+  none.max_ulp = std::numeric_limits<uint64_t>::max();
+  none.min_cosine = -kInf;
+  TensorDifference finite = difference;
+  finite.nonfinite_mismatches = 0;
+  const auto beyond = [&](auto set) {
+    DivergenceThresholds one = none;
+    set(&one);
+    return Diverges(finite, one);
+  };
+  FiguresBeyond out;
+  out.relative_l2 =
+      beyond([&](DivergenceThresholds* t) { t->relative_l2 = thresholds.relative_l2; });
+  out.max_abs = beyond([&](DivergenceThresholds* t) { t->max_abs = thresholds.max_abs; });
+  out.max_ulp = beyond([&](DivergenceThresholds* t) { t->max_ulp = thresholds.max_ulp; });
+  out.cosine = beyond([&](DivergenceThresholds* t) { t->min_cosine = thresholds.min_cosine; });
+  TensorDifference only_nonfinite;
+  only_nonfinite.nonfinite_mismatches = difference.nonfinite_mismatches;
+  out.nonfinite = Diverges(only_nonfinite, none);
+  return out;
+}
+
 ComparisonVerdict EvaluateComparison(const StepComparisonFile& file,
                                      const DivergenceThresholds& thresholds) {
   ComparisonVerdict verdict;

@@ -104,6 +104,18 @@ struct ComparisonVerdict {
   int64_t largest = -1;  // the tensor with the largest relative L2 error, -1 when none compared
 };
 
+// Which figures of a difference are beyond the thresholds, each decided by Diverges() with that
+// threshold alone (what a view marks cell by cell).
+struct FiguresBeyond {
+  bool relative_l2 = false;
+  bool max_abs = false;
+  bool max_ulp = false;
+  bool cosine = false;
+  bool nonfinite = false;  // NaN/Inf on one side only: always beyond
+};
+FiguresBeyond FiguresBeyondThresholds(const TensorDifference& difference,
+                                      const DivergenceThresholds& thresholds);
+
 ComparisonVerdict EvaluateComparison(const StepComparisonFile& file,
                                      const DivergenceThresholds& thresholds);
 

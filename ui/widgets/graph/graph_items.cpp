@@ -37,7 +37,9 @@ bool NodeLook::operator==(const NodeLook& other) const {
   return title == other.title && subtitle == other.subtitle && detail == other.detail &&
          fill == other.fill && text == other.text && border == other.border &&
          accent == other.accent && done == other.done && current == other.current &&
-         done_mark == other.done_mark && warning == other.warning && breakpoint == other.breakpoint;
+         done_mark == other.done_mark && warning == other.warning &&
+         breakpoint == other.breakpoint && divergent == other.divergent &&
+         divergent_color == other.divergent_color;
 }
 
 OpNodeItem::OpNodeItem(int node, const QSizeF& size) : node_(node), size_(size) {
@@ -68,6 +70,12 @@ void OpNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     painter->setBrush(Qt::NoBrush);
     painter->drawRoundedRect(box.adjusted(-3.5, -3.5, 3.5, 3.5), kRadius + 3, kRadius + 3);
   }
+  if (look_.divergent) {
+    QPen ring(look_.divergent_color, 2.5, Qt::DashLine);
+    painter->setPen(ring);
+    painter->setBrush(Qt::NoBrush);
+    painter->drawRoundedRect(box.adjusted(-4.5, -4.5, 4.5, 4.5), kRadius + 4, kRadius + 4);
+  }
   QPen border(selected ? option->palette.color(QPalette::Highlight) : look_.border,
               selected ? 2.5 : 1.0);
   painter->setPen(border);
@@ -85,7 +93,8 @@ void OpNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
   QFont title_font = base;
   title_font.setBold(true);
   painter->setPen(look_.text);
-  const QRectF text_box = box.adjusted(12, 4, look_.warning ? -24 : -8, -4);
+  const double badges = (look_.warning ? 1 : 0) + (look_.divergent ? 1 : 0);
+  const QRectF text_box = box.adjusted(12, 4, -8 - 20 * badges, -4);
   const double line = text_box.height() / 3.0;
   painter->setFont(title_font);
   painter->drawText(QRectF(text_box.left(), text_box.top(), text_box.width(), line),
@@ -104,6 +113,17 @@ void OpNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     painter->setPen(QPen(look_.border, 1.0));
     painter->setBrush(kBreakpointRed);
     painter->drawEllipse(QPointF(box.left(), 0.0), 4.5, 4.5);
+  }
+  if (look_.divergent) {
+    // "Board and reference differ here", beside the NaN badge when both apply.
+    const QRectF badge(box.right() - (look_.warning ? 40 : 20), box.top() + 4, 16, 16);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(look_.divergent_color);
+    painter->drawEllipse(badge);
+    painter->setPen(Qt::white);
+    painter->setFont(title_font);
+    painter->drawText(badge, Qt::AlignCenter, QStringLiteral("≠"));
+    painter->setFont(base);
   }
   if (look_.warning) {
     const QRectF badge(box.right() - 20, box.top() + 4, 16, 16);

@@ -31,6 +31,8 @@ struct NodeLook {
   bool done_mark = false;
   bool warning = false;     // NaN/Inf seen in this op's gradients
   bool breakpoint = false;  // a breakpoint before this op's backward step: a red dot
+  bool divergent = false;   // the first divergent op of a comparison: a dashed ring and "≠"
+  QColor divergent_color;
 
   bool operator==(const NodeLook& other) const;
   bool operator!=(const NodeLook& other) const { return !(*this == other); }

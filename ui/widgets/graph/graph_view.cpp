@@ -170,6 +170,19 @@ void GraphView::setBreakpointOps(const std::set<uint32_t>& ops) {
   updateLooks();
 }
 
+void GraphView::setDivergentOp(int op) {
+  if (op == divergent_op_) return;
+  divergent_op_ = op;
+  updateLooks();
+}
+
+void GraphView::ensureOpVisible(int op) {
+  const int node = nodeOfOp(op);
+  if (node >= 0 && static_cast<size_t>(node) < nodes_.size()) {
+    canvas_->ensureVisible(nodes_[static_cast<size_t>(node)], 40, 40);
+  }
+}
+
 void GraphView::setOrder(LayoutOrder order) {
   if (order == order_) return;
   order_ = order;

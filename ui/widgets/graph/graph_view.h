@@ -73,6 +73,11 @@ class GraphView : public QWidget {
   const TrainabilityConfig& trainability() const { return config_; }
   // Ops with a breakpoint before their backward step carry a red dot.
   void setBreakpointOps(const std::set<uint32_t>& ops);
+  // The first divergent op of a comparison (-1: none) carries a dashed ring and a "≠" badge.
+  void setDivergentOp(int op);
+  int divergentOp() const { return divergent_op_; }
+  // Scrolls the canvas so `op`'s node is in view.
+  void ensureOpVisible(int op);
 
   void setOrder(LayoutOrder order);
   LayoutOrder order() const { return order_; }
@@ -137,6 +142,7 @@ class GraphView : public QWidget {
   int current_op_ = -1;
   std::vector<int> done_ops_;
   std::set<uint32_t> breakpoint_ops_;
+  int divergent_op_ = -1;
   bool suppress_selection_signal_ = false;
   bool fit_pending_ = true;
 

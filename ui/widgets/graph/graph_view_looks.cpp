@@ -117,7 +117,9 @@ NodeLook GraphView::lookOfNode(int node, const SessionSnapshot* snapshot, double
     look.done_mark =
         look.done_mark || std::find(done_ops_.begin(), done_ops_.end(), op) != done_ops_.end();
     look.breakpoint = look.breakpoint || breakpoint_ops_.count(static_cast<uint32_t>(op)) > 0;
+    look.divergent = look.divergent || op == divergent_op_;
   }
+  look.divergent_color = theme.error;
   double value = kNoValue;
   for (int op : ops) {
     const double v = metricOfOp(snapshot, op);
@@ -272,6 +274,8 @@ void GraphView::updateLegend() {
       {theme.done, tr("backward done this sample"), false},
   };
   if (!breakpoint_ops_.empty()) marks.push_back({QColor(220, 40, 40), tr("breakpoint"), false});
+  if (divergent_op_ >= 0)
+    marks.push_back({theme.error, tr("≠ first divergent (comparison)"), true});
   if (overlay_ == Overlay::kTrainability) {
     std::vector<GraphLegend::Entry> entries = {
         {theme.trainable, tr("trains: ALL"), false},

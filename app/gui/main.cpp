@@ -25,6 +25,7 @@
 #include "app/gui/app_controller.h"
 #include "app/gui/state_dump.h"
 #include "engine/kernels/kernel.h"
+#include "ui/controllers/comparison_controller.h"
 #include "ui/controllers/device_session_controller.h"
 #include "ui/controllers/experiment_controller.h"
 #include "ui/controllers/replay_controller.h"
@@ -175,6 +176,11 @@ int main(int argc, char* argv[]) {
                       "OP's weight gradient (its output when it has no weights) in the Tensor "
                       "values dock."),
        QStringLiteral("OP")});
+  parser.addOption(
+      {QStringLiteral("comparison"),
+       QStringLiteral("Open a board-against-reference report (trainscope-cli diff --json FILE "
+                      "--values) in the Comparison dock; without MODEL, its model is opened."),
+       QStringLiteral("FILE")});
   parser.addOption({QStringLiteral("window-size"),
                     QStringLiteral("With --screenshot: the window's size, e.g. 1366x768."),
                     QStringLiteral("WxH")});
@@ -236,8 +242,20 @@ int main(int argc, char* argv[]) {
   // A dump describes this run alone: no remembered setup, layout or recent files.
   if (!state_json.isEmpty()) QStandardPaths::setTestModeEnabled(true);
 
+  // A comparison names the model it was made with: opened instead of the demo.
+  const QString comparison_path = parser.value(QStringLiteral("comparison"));
+  trainscope::StepComparisonPtr comparison_file;
+  if (!comparison_path.isEmpty()) {
+    if (trainscope::Status read = trainscope::LoadStepComparison(comparison_path, &comparison_file);
+        !read.ok()) {
+      return trainscope::cli::Fail(QString::fromUtf8(read.message()), 2);
+    }
+  }
   SessionFiles files;
-  if (parser.positionalArguments().isEmpty()) {
+  if (parser.positionalArguments().isEmpty() && comparison_file &&
+      QFileInfo::exists(comparison_file->model)) {
+    files.model = comparison_file->model;
+  } else if (parser.positionalArguments().isEmpty()) {
     files = trainscope::DemoSessionFiles();
     if (files.model.isEmpty())
       return trainscope::cli::Fail(QStringLiteral("the bundled demo model was not found"));
@@ -293,6 +311,9 @@ int main(int argc, char* argv[]) {
   // Training > Compare Trainability: arms trained from the same initial weights.
   trainscope::ExperimentController experiments;
   experiments.install(&window);
+  // File > Open Comparison: a diff report beside the graph.
+  trainscope::ComparisonController comparison;
+  comparison.install(&window);
   trainscope::InstallViewExports(&window);  // every view: PNG, SVG, PDF; tables: CSV
   // Readable but not trainable (an int8 model, an operator the engine cannot run): read-only.
   const bool read_only = !status.ok() && !window.graph().subgraphs.empty();
@@ -301,6 +322,11 @@ int main(int argc, char* argv[]) {
   if (!endpoint.isEmpty()) {
     if (trainscope::Status connected = device.connectTo(endpoint); !connected.ok()) {
       return trainscope::cli::Fail(connected);
+    }
+  }
+  if (!comparison_path.isEmpty()) {
+    if (trainscope::Status shown = comparison.open(comparison_path); !shown.ok()) {
+      return trainscope::cli::Fail(shown);
     }
   }
   if (window_size.isValid()) window.resize(window_size);

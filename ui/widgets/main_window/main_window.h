@@ -78,7 +78,7 @@ class MainWindow : public QMainWindow {
   static constexpr int kMaxRecentFiles = 8;
   // The dock layout's version in the settings: raised whenever a dock is added or removed, so a
   // layout saved by an older version is replaced by the default instead of stranding new docks.
-  static constexpr int kLayoutVersion = 2;
+  static constexpr int kLayoutVersion = 3;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;

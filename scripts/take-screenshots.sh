@@ -40,6 +40,8 @@ run "$shot" "$out/run-question-pending-layers.png" --dialog run-question
 run "$shot" "$out/run-question-finished.png" --dialog finished-question
 run "$shot" "$out/edit-menu-undo.png" --dialog edit-menu
 run "$shot" "$out/recording-settings.png" --dialog recordings
+# File > Open Comparison on a generated diff report: the first divergent op in graph and table.
+run "$shot" "$out/comparison-first-divergent.png" --dialog comparison
 # The app itself under Xvfb's X server (--screenshot alone would pick the offscreen platform).
 app_run() {
   local screen="$1"

@@ -9,11 +9,16 @@
 // --view one of graph, memory, gradients, loss, layers to save only that view's dock,
 // --dialog run-question (Run with a change not applied: the screen with the question),
 // finished-question (Run after the schedule ended), edit-menu (Edit with Undo after an applied
-// change) or recordings (File > Recording Settings over a folder of three recordings).
+// change) or recordings (File > Recording Settings over a folder of three recordings),
+// comparison (the Comparison dock on a generated diff report whose dense layer's weight gradient
+// differs, as onert-micro's would).
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QMessageBox>
 #include <QScreen>
@@ -23,13 +28,18 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
 
 #include "engine/model/model.h"
+#include "engine/model/opcodes.h"
+#include "serial/compare/tensor_metrics.h"
 #include "tests/common/synthetic/synthetic_event_source.h"
 #include "tests/ui/test_models.h"
+#include "ui/controllers/comparison_controller.h"
+#include "ui/widgets/comparison/comparison_view.h"
 #include "ui/widgets/gradients/gradients_view.h"
 #include "ui/widgets/graph/graph_view.h"
 #include "ui/widgets/layers/layers_model.h"
@@ -53,6 +63,102 @@ class FinishedSource : public SyntheticEventSource {
     return QStringLiteral("trained 40 epoch(s), 4800 optimizer step(s)");
   }
 };
+
+QJsonValue Number(double value) {
+  return std::isfinite(value) ? QJsonValue(value) : QJsonValue(QString::number(value));
+}
+
+// One tensor of a generated diff report, its figures computed as diff computes them.
+QJsonObject ReportTensor(const Subgraph& main, int32_t tensor, const char* role, const char* aspect,
+                         const std::vector<float>& board, const std::vector<float>& reference) {
+  const Tensor& t = main.tensors[static_cast<size_t>(tensor)];
+  const TensorDifference d = CompareTensors(board.data(), reference.data(), board.size());
+  QJsonArray shape, board_values, reference_values;
+  for (int32_t size : t.shape) shape.append(size);
+  for (size_t i = 0; i < board.size(); ++i) {
+    board_values.append(Number(board[i]));
+    reference_values.append(Number(reference[i]));
+  }
+  return QJsonObject{
+      {QStringLiteral("tensor"), tensor},
+      {QStringLiteral("name"), QString::fromStdString(t.name)},
+      {QStringLiteral("role"), QLatin1String(role)},
+      {QStringLiteral("aspect"), QLatin1String(aspect)},
+      {QStringLiteral("sample"), 0},
+      {QStringLiteral("board_held"), true},
+      {QStringLiteral("reference_held"), true},
+      {QStringLiteral("divergent"), d.relative_l2 > 1e-4},
+      {QStringLiteral("shape"), shape},
+      {QStringLiteral("shape_matches"), true},
+      {QStringLiteral("count"), static_cast<qint64>(d.count)},
+      {QStringLiteral("max_abs"), Number(d.max_abs)},
+      {QStringLiteral("max_abs_index"), static_cast<qint64>(d.max_abs_index)},
+      {QStringLiteral("rmse"), Number(d.rmse)},
+      {QStringLiteral("relative_l2"), Number(d.relative_l2)},
+      {QStringLiteral("cosine"), Number(d.cosine)},
+      {QStringLiteral("max_ulp"), static_cast<qint64>(d.max_ulp)},
+      {QStringLiteral("nonfinite_mismatches"), static_cast<qint64>(d.nonfinite_mismatches)},
+      {QStringLiteral("board_nonfinite"), static_cast<qint64>(d.board_nonfinite)},
+      {QStringLiteral("reference_nonfinite"), static_cast<qint64>(d.reference_nonfinite)},
+      {QStringLiteral("board_values"), board_values},
+      {QStringLiteral("reference_values"), reference_values}};
+}
+
+// A diff report of one step of `graph`: every op's output gradient agrees to float noise except
+// the dense layer (op 5) whose weight gradient is off by a few percent in one row.
+QByteArray GeneratedReport(const Graph& graph, const QString& model) {
+  const Subgraph& main = graph.main();
+  const int n = static_cast<int>(main.operators.size());
+  QJsonArray ops;
+  for (int k = n - 1; k >= 0; --k) {
+    const Operator& op = main.operators[static_cast<size_t>(k)];
+    QJsonArray tensors;
+    const auto add = [&](int32_t tensor, const char* role, float scale, size_t rows_off) {
+      const size_t count = main.tensors[static_cast<size_t>(tensor)].element_count();
+      std::vector<float> reference(count), board(count);
+      for (size_t i = 0; i < count; ++i) {
+        reference[i] = std::sin(0.37f * static_cast<float>(i)) * scale;
+        board[i] = reference[i];
+      }
+      for (size_t i = 0; i < rows_off && i < count; ++i) board[i] *= 1.08f;  // one row off
+      if (rows_off == 0 && count > 3) board[count / 3] = std::nextafter(board[count / 3], 1.0f);
+      tensors.append(ReportTensor(main, tensor, role, "gradient", board, reference));
+    };
+    if (!op.outputs.empty()) add(op.outputs[0], "output gradient", 0.01f, 0);
+    if (k == 5 && op.inputs.size() > 1) add(op.inputs[1], "weights gradient", 0.02f, 512);
+    ops.append(QJsonObject{{QStringLiteral("op"), k},
+                           {QStringLiteral("opcode"), QLatin1String(OpcodeName(op.opcode))},
+                           {QStringLiteral("backward_step"), n - 1 - k},
+                           {QStringLiteral("divergent"), k == 5},
+                           {QStringLiteral("tensors"), tensors}});
+  }
+  const QJsonObject report{
+      {QStringLiteral("board"), QStringLiteral("trainscope-board-sim")},
+      {QStringLiteral("endpoint"), QStringLiteral("tcp://127.0.0.1:7001")},
+      {QStringLiteral("model"), model},
+      {QStringLiteral("step"), 41},
+      {QStringLiteral("thresholds"), QJsonObject{{QStringLiteral("relative_l2"), 1e-4},
+                                                 {QStringLiteral("max_abs"), QStringLiteral("inf")},
+                                                 {QStringLiteral("min_cosine"), -1}}},
+      {QStringLiteral("ops"), ops},
+      {QStringLiteral("update"), QJsonArray()},
+      {QStringLiteral("compared"), ops.size() + 1},
+      {QStringLiteral("held_on_one_side"), 0},
+      {QStringLiteral("transfer"), QJsonObject{{QStringLiteral("requests"), 9},
+                                               {QStringLiteral("not_held"), 0},
+                                               {QStringLiteral("values"), 24000},
+                                               {QStringLiteral("chunks"), 760},
+                                               {QStringLiteral("payload_bytes"), 96000},
+                                               {QStringLiteral("wire_bytes"), 109000},
+                                               {QStringLiteral("seconds"), 9.4}}},
+      {QStringLiteral("first_divergent_op"), 5},
+      {QStringLiteral("first_divergent"),
+       QJsonObject{{QStringLiteral("op"), 5},
+                   {QStringLiteral("known_onert_differences"),
+                    QJsonArray{QStringLiteral("op 5 FULLY_CONNECTED: example of a known difference "
+                                              "(generated report)")}}}}};
+  return QJsonDocument(report).toJson(QJsonDocument::Compact);
+}
 
 }  // namespace
 
@@ -240,9 +346,32 @@ int main(int argc, char** argv) {
     });
     return app.exec();
   }
+  if (dialog == QLatin1String("comparison")) {
+    QTemporaryDir folder;
+    const QString report = folder.filePath(QStringLiteral("convnet-diff.json"));
+    QFile file(report);
+    const QString model = generated ? QStringLiteral("convnet.circle") : model_path;
+    if (!file.open(QIODevice::WriteOnly) || file.write(GeneratedReport(graph, model)) <= 0)
+      return 1;
+    file.close();
+    auto* comparison = new ComparisonController(&window);
+    comparison->install(&window);
+    if (const Status opened = comparison->open(report); !opened.ok()) {
+      std::fprintf(stderr, "%s\n", opened.message());
+      return 1;
+    }
+    QTimer::singleShot(1200, &window, [&] {
+      const bool saved = window.grab().save(output, "PNG");
+      std::printf("wrote %s; %s\n", qPrintable(output),
+                  qPrintable(comparison->view()->headlineText()));
+      app.exit(saved ? 0 : 1);
+    });
+    return app.exec();
+  }
   if (!dialog.isEmpty()) {
     std::fprintf(stderr,
-                 "unknown --dialog '%s' (run-question, finished-question, edit-menu, recordings)\n",
+                 "unknown --dialog '%s' (run-question, finished-question, edit-menu, recordings, "
+                 "comparison)\n",
                  qPrintable(dialog));
     return 2;
   }

@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QTimer>
 
 #include "ui/widgets/common/dock_content.h"
 #include "ui/widgets/comparison/comparison_view.h"
@@ -92,18 +93,28 @@ Status ComparisonController::open(const QString& path) {
   view_->setComparison(file_, path);
   dock_->show();
   dock_->raise();
-  // Room for the table and the values: most of the window's height.
-  window_->resizeDocks({dock_}, {window_->height() * 3 / 5}, Qt::Vertical);
+  // Room for the table and the values: most of the window's height and half its width, once
+  // the dock is laid out.
+  QTimer::singleShot(0, dock_, [this] {
+    if (!window_) return;
+    const int height = window_->height();
+    if (auto* below = window_->findChild<QDockWidget*>(QStringLiteral("gradientsDock"))) {
+      window_->resizeDocks({dock_, below}, {height * 2 / 3, height / 4}, Qt::Vertical);
+    } else {
+      window_->resizeDocks({dock_}, {height * 2 / 3}, Qt::Vertical);
+    }
+    window_->resizeDocks({dock_}, {window_->width() / 2}, Qt::Horizontal);
+  });
   linkModel();
   return Status::Ok();
 }
 
 void ComparisonController::linkModel() {
   if (!window_ || !file_) return;
-  const SessionModel& session = window_->sessionHost()->model();
   const Graph& graph = window_->graph();
+  const QString model_path = window_->modelPath();
   const QString wanted = CanonicalOrAbsolute(file_->model);
-  const bool same_file = !session.path.isEmpty() && CanonicalOrAbsolute(session.path) == wanted;
+  const bool same_file = !model_path.isEmpty() && CanonicalOrAbsolute(model_path) == wanted;
   Status fits = graph.subgraphs.empty()
                     ? Status::Error(StatusCode::kInvalidArgument, "no model is open")
                     : CheckFitsModel(*file_, graph.main());
@@ -113,7 +124,7 @@ void ComparisonController::linkModel() {
     if (!same_file) {
       note = tr("The comparison was made with %1; the open model %2 has the same ops and "
                 "tensors, so the graph follows it.")
-                 .arg(file_->model, session.path);
+                 .arg(file_->model, model_path);
     }
   } else {
     linked_ = false;
@@ -130,7 +141,7 @@ void ComparisonController::linkModel() {
                  .arg(file_->model);
     } else {
       note = tr("The graph cannot follow this comparison: %1 does not match it (%2).")
-                 .arg(session.path.isEmpty() ? tr("the open model") : session.path,
+                 .arg(model_path.isEmpty() ? tr("the open model") : model_path,
                       QString::fromUtf8(fits.message()));
     }
   }

@@ -90,6 +90,7 @@ class MainWindow : public QMainWindow {
   SessionHost* sessionHost() const { return session_host_; }
   void setGraph(const Graph& graph, const QString& path);
   const Graph& graph() const { return graph_; }
+  const QString& modelPath() const { return model_path_; }  // the file setGraph() was given
   // The trainability the source runs with, as the source knows it (a train-config file, a
   // board's or a recording's announcement): shown in the layers panel and the graph, not sent
   // back to the source. A configuration that does not fit the graph is ignored.

@@ -31,8 +31,16 @@ QCPColorGradient ValueGradient() {
   return gradient;
 }
 
+// Diverging and white at zero (the range is symmetric): agreement reads as blank paper, and the
+// sign of a difference as its hue, on light and dark themes alike.
 QCPColorGradient DifferenceGradient() {
-  QCPColorGradient gradient(QCPColorGradient::gpPolar);
+  QCPColorGradient gradient;
+  gradient.clearColorStops();
+  gradient.setColorStopAt(0.0, QColor(33, 102, 172));
+  gradient.setColorStopAt(0.25, QColor(146, 197, 222));
+  gradient.setColorStopAt(0.5, QColor(247, 247, 247));
+  gradient.setColorStopAt(0.75, QColor(244, 165, 130));
+  gradient.setColorStopAt(1.0, QColor(178, 24, 43));
   gradient.setNanHandling(QCPColorGradient::nhTransparent);
   return gradient;
 }

@@ -164,6 +164,20 @@ void ExpectOnlyOnertMathDiverges(const GeneratedRun& g, int expected_op) {
   EXPECT_TRUE(onert.err.contains(QStringLiteral("onert-micro is known to differ here")));
 }
 
+// x -> FULLY_CONNECTED -> SOFTMAX(beta 2) (op 1) -> RESHAPE -> FC.
+GeneratedRun SoftmaxWithBetaRun(const QString& name) {
+  return Generate(name, {1, 4}, [](ModelBuilder* b, int x) {
+    const int w = b->AddConstant("w", {3, 4}, Values(12, 0.5f, 5));
+    const int h = b->AddTensor("h", {1, 3});
+    b->AddOperator(op::kFullyConnected, {x, w, -1}, {h});
+    const int s = b->AddTensor("s", {1, 3});
+    OpOptions o;
+    o.beta = 2.0f;
+    b->AddOperator(op::kSoftmax, {h}, {s}, o);
+    return DenseHead(b, s);
+  });
+}
+
 TEST(DiffOnertMath, SamePaddedConvWeightGradient) {
   // x -> CONV_2D 3x3 SAME (op 0) -> RESHAPE -> FC: onert-micro trains the conv as if VALID.
   ExpectOnlyOnertMathDiverges(Generate(QStringLiteral("same_conv"), {1, 5, 5, 1},
@@ -212,19 +226,7 @@ TEST(DiffOnertMath, OverlappingMaxPool) {
 }
 
 TEST(DiffOnertMath, SoftmaxWithBeta) {
-  ExpectOnlyOnertMathDiverges(
-      Generate(QStringLiteral("softmax_beta"), {1, 4},
-               [](ModelBuilder* b, int x) {
-                 const int w = b->AddConstant("w", {3, 4}, Values(12, 0.5f, 5));
-                 const int h = b->AddTensor("h", {1, 3});
-                 b->AddOperator(op::kFullyConnected, {x, w, -1}, {h});
-                 const int s = b->AddTensor("s", {1, 3});
-                 OpOptions o;
-                 o.beta = 2.0f;
-                 b->AddOperator(op::kSoftmax, {h}, {s}, o);
-                 return DenseHead(b, s);
-               }),
-      1);
+  ExpectOnlyOnertMathDiverges(SoftmaxWithBetaRun(QStringLiteral("softmax_beta")), 1);
 }
 
 TEST(DiffOnertMath, LowerHalfUpdate) {
@@ -246,21 +248,8 @@ TEST(DiffOnertMath, LowerHalfUpdate) {
       0);
 }
 
-GeneratedRun SoftmaxWithBetaRun() {
-  return Generate(QStringLiteral("softmax_beta_values"), {1, 4}, [](ModelBuilder* b, int x) {
-    const int w = b->AddConstant("w", {3, 4}, Values(12, 0.5f, 5));
-    const int h = b->AddTensor("h", {1, 3});
-    b->AddOperator(op::kFullyConnected, {x, w, -1}, {h});
-    const int s = b->AddTensor("s", {1, 3});
-    OpOptions o;
-    o.beta = 2.0f;
-    b->AddOperator(op::kSoftmax, {h}, {s}, o);
-    return DenseHead(b, s);
-  });
-}
-
 TEST(DiffOnertMath, ValuesInTheJsonGiveTheReportedDifference) {
-  const GeneratedRun g = SoftmaxWithBetaRun();
+  const GeneratedRun g = SoftmaxWithBetaRun(QStringLiteral("softmax_beta_values"));
   ASSERT_TRUE(g.ok);
   const CliResult result = DiffAgainstSimulator(g, true, {QStringLiteral("--values")});
   ASSERT_EQ(result.exit_code, 3) << result.err.toStdString();
@@ -280,7 +269,7 @@ TEST(DiffOnertMath, ValuesInTheJsonGiveTheReportedDifference) {
 }
 
 TEST(DiffOnertMath, ARecordedDiffReplaysToTheSameComparison) {
-  const GeneratedRun g = SoftmaxWithBetaRun();
+  const GeneratedRun g = SoftmaxWithBetaRun(QStringLiteral("softmax_beta_recorded"));
   ASSERT_TRUE(g.ok);
   const QString record = TempPath(QStringLiteral("softmax_beta.tstrace"));
   const CliResult live = DiffAgainstSimulator(g, true, {QStringLiteral("--record"), record});

@@ -21,22 +21,9 @@ using ::testing::HasSubstr;
 using testing::KernelHarness;
 
 // Runs the backward pass of operator `k` with the given gradient buffers (by tensor index).
-Status Backward(KernelHarness& h, uint32_t k, std::map<int, std::vector<float>*> buffers,
+Status Backward(KernelHarness& h, uint32_t k, const std::map<int, std::vector<float>*>& buffers,
                 bool trainable = true, TrainRank rank = TrainRank::kAll) {
-  const Subgraph& g = h.subgraph();
-  std::vector<float*> gradients(g.tensors.size(), nullptr);
-  for (auto& [tensor, buffer] : buffers) gradients[static_cast<size_t>(tensor)] = buffer->data();
-  std::vector<float> scratch(BackwardScratchFloats(g, g.operators[k]));
-  BackwardIo io;
-  io.subgraph = &g;
-  io.op = &g.operators[k];
-  io.op_index = k;
-  io.tensor_data = h.data();
-  io.gradients = gradients.data();
-  io.trainable = trainable;
-  io.rank = rank;
-  io.scratch = scratch.empty() ? nullptr : scratch.data();
-  return FindRegistration(io.op->opcode)->backward(io);
+  return h.Backward(k, buffers, {trainable, rank});
 }
 
 struct PoolModel {

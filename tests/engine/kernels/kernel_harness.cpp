@@ -82,4 +82,25 @@ Status KernelHarness::Forward() {
   return Status::Ok();
 }
 
+Status KernelHarness::Backward(uint32_t k, const std::map<int, std::vector<float>*>& buffers,
+                               const BackwardCall& call) {
+  const Subgraph& graph = subgraph();
+  std::vector<float*> gradients(graph.tensors.size(), nullptr);
+  for (const auto& [tensor, buffer] : buffers) {
+    gradients[static_cast<size_t>(tensor)] = buffer->data();
+  }
+  std::vector<float> scratch(BackwardScratchFloats(graph, graph.operators[k]));
+  BackwardIo io;
+  io.subgraph = &graph;
+  io.op = &graph.operators[k];
+  io.op_index = k;
+  io.tensor_data = data_.data();
+  io.gradients = gradients.data();
+  io.trainable = call.trainable;
+  io.is_last_layer = call.is_last_layer;
+  io.rank = call.rank;
+  io.scratch = scratch.empty() ? nullptr : scratch.data();
+  return BackwardOf(*FindRegistration(io.op->opcode), call.math)(io);
+}
+
 }  // namespace trainscope::testing

@@ -9,9 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
+#include "engine/core/events.h"
 #include "engine/core/status.h"
+#include "engine/core/training_options.h"
 #include "engine/model/model.h"
 #include "engine/model/model_builder.h"
 
@@ -41,6 +44,18 @@ class KernelHarness {
 
   // Runs every operator in order on the current buffer contents.
   Status Forward();
+
+  // How Backward() runs an op: what BackwardIo says beyond the buffers.
+  struct BackwardCall {
+    bool trainable = true;
+    TrainRank rank = TrainRank::kAll;
+    bool is_last_layer = false;
+    BackwardMath math = BackwardMath::kCorrect;
+  };
+  // Runs the backward pass of operator `k` on the current forward values, with the gradient
+  // buffers given by tensor index (nullptr elsewhere) and the scratch it asks for.
+  Status Backward(uint32_t k, const std::map<int, std::vector<float>*>& buffers,
+                  const BackwardCall& call);
 
  private:
   Model model_;

@@ -26,23 +26,9 @@ using testing::KernelHarness;
 // Runs the backward pass of operator `k` in `math` with the given gradient buffers; the op
 // trains only when told.
 Status Backward(KernelHarness& h, uint32_t k, BackwardMath math,
-                std::map<int, std::vector<float>*> buffers, TrainRank rank = TrainRank::kAll,
+                const std::map<int, std::vector<float>*>& buffers, TrainRank rank = TrainRank::kAll,
                 bool is_last_layer = false, bool trainable = false) {
-  const Subgraph& g = h.subgraph();
-  std::vector<float*> gradients(g.tensors.size(), nullptr);
-  for (auto& [tensor, buffer] : buffers) gradients[static_cast<size_t>(tensor)] = buffer->data();
-  std::vector<float> scratch(BackwardScratchFloats(g, g.operators[k]));
-  BackwardIo io;
-  io.subgraph = &g;
-  io.op = &g.operators[k];
-  io.op_index = k;
-  io.tensor_data = h.data();
-  io.gradients = gradients.data();
-  io.trainable = trainable;
-  io.is_last_layer = is_last_layer;
-  io.rank = rank;
-  io.scratch = scratch.empty() ? nullptr : scratch.data();
-  return BackwardOf(*FindRegistration(io.op->opcode), math)(io);
+  return h.Backward(k, buffers, {trainable, rank, is_last_layer, math});
 }
 
 struct ConvModel {

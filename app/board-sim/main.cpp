@@ -38,6 +38,10 @@ void AddOptions(QCommandLineParser* parser) {
             "Drop a frame from the desktop (a command) with probability P.", "P");
   AddOption(parser, "disconnect-after", "Pull the cable once, after N frames reached a desktop.",
             "N");
+  AddOption(parser, "disconnect-in-tensor",
+            "Pull the cable once, after N TENSOR_CHUNK frames reached a desktop: a cut in the "
+            "middle of a tensor's values.",
+            "N");
   AddOption(parser, "seed", "Seed of the fault injection (default 1).", "N");
   AddOption(parser, "exit-when-done", "Exit once training is done instead of serving commands.");
   AddOption(parser, "wait-for-desktop",
@@ -91,6 +95,8 @@ Status ParseLinkOptions(const QCommandLineParser& parser, SimulatorOptions* opti
       ParseProbability(parser, QStringLiteral("command-drop-rate"), &faults.command_drop_rate));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("disconnect-after"), 1, UINT64_MAX,
                                 &faults.disconnect_after));
+  TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("disconnect-in-tensor"), 1, UINT64_MAX,
+                                &faults.disconnect_in_tensor));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("seed"), 0, UINT64_MAX, &faults.seed));
   TS_RETURN_IF_ERROR(ParseCount(parser, QStringLiteral("tcp"), 0, 65535, tcp_port));
   options->board.exit_when_done = parser.isSet(QStringLiteral("exit-when-done"));

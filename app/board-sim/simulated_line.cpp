@@ -113,17 +113,27 @@ void SimulatedLine::EndFrame() {
   }
   pending_.insert(pending_.end(), frame_.begin(), frame_.end());
   stats_.bytes_sent += frame_.size();
+  if (is_frame && faults_.disconnect_in_tensor > 0 && port_->connected()) {
+    outgoing_decoder_.Push(frame_.data(), frame_.size(), &chunk_counter_);
+    stats_.tensor_chunks_sent = chunk_counter_.chunks;
+  }
   frame_.clear();
   if (!is_frame) return;
   if (port_->connected()) ++stats_.frames_sent;
-  if (faults_.disconnect_after > 0 && !stats_.disconnected &&
-      stats_.frames_sent >= faults_.disconnect_after) {
-    Pump();  // the frame that reached the count still goes out, then the cable comes off
-    pending_.clear();
-    pending_sent_ = 0;
-    port_->Unplug();
-    stats_.disconnected = true;
+  if (stats_.disconnected) return;
+  if ((faults_.disconnect_after > 0 && stats_.frames_sent >= faults_.disconnect_after) ||
+      (faults_.disconnect_in_tensor > 0 &&
+       stats_.tensor_chunks_sent >= faults_.disconnect_in_tensor)) {
+    Disconnect();
   }
+}
+
+void SimulatedLine::Disconnect() {
+  Pump();  // the frame that reached the count still goes out, then the cable comes off
+  pending_.clear();
+  pending_sent_ = 0;
+  port_->Unplug();
+  stats_.disconnected = true;
 }
 
 }  // namespace trainscope

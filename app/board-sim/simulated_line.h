@@ -12,7 +12,9 @@
 //   - command_drop_rate: a frame from the desktop vanishes with this probability before the
 //     agent sees it (a lost command; the desktop must send it again);
 //   - disconnect_after: once this many frames went out, the cable is pulled (BoardPort::Unplug),
-//     once per run; the next desktop that connects gets a steady link.
+//     once per run; the next desktop that connects gets a steady link;
+//   - disconnect_in_tensor: the same, once this many TENSOR_CHUNK frames went out: a cut in the
+//     middle of a tensor's values, wherever the rest of the run puts it.
 // The random stream is seeded, so a run with the same seed injects the same faults.
 //
 //   SimulatedLine line(port, 115200, faults);
@@ -24,14 +26,16 @@
 #include <vector>
 
 #include "app/board-sim/board_port.h"
+#include "serial/protocol/stream_decoder.h"
 
 namespace trainscope {
 
 struct LineFaults {
-  double corrupt_rate = 0.0;       // per byte
-  double drop_rate = 0.0;          // per frame
-  double command_drop_rate = 0.0;  // per frame from the desktop
-  uint64_t disconnect_after = 0;   // frames; 0 = never
+  double corrupt_rate = 0.0;          // per byte
+  double drop_rate = 0.0;             // per frame
+  double command_drop_rate = 0.0;     // per frame from the desktop
+  uint64_t disconnect_after = 0;      // frames; 0 = never
+  uint64_t disconnect_in_tensor = 0;  // TENSOR_CHUNK frames; 0 = never
   uint64_t seed = 1;
 };
 
@@ -40,8 +44,9 @@ struct LineStats {
   uint64_t frames_dropped = 0;
   uint64_t bytes_corrupted = 0;
   uint64_t bytes_sent = 0;
-  uint64_t commands_dropped = 0;  // frames from the desktop that command_drop_rate removed
-  bool disconnected = false;      // disconnect_after fired
+  uint64_t commands_dropped = 0;    // frames from the desktop that command_drop_rate removed
+  bool disconnected = false;        // disconnect_after or disconnect_in_tensor fired
+  uint64_t tensor_chunks_sent = 0;  // counted only with disconnect_in_tensor
 };
 
 // A token bucket of bytes: the line rate at 10 bits per byte, with up to 50 ms of catch-up.
@@ -90,6 +95,18 @@ class SimulatedLine {
 
  private:
   void EndFrame();
+  void Disconnect();
+
+  // Reads the type of each outgoing frame, for disconnect_in_tensor.
+  class ChunkCounter final : public wire::FrameSink {
+   public:
+    void OnFrame(const wire::FrameView& frame) override {
+      chunks += frame.type == wire::MessageType::kTensorChunk;
+    }
+    uint64_t chunks = 0;
+  };
+  wire::StreamDecoder outgoing_decoder_;
+  ChunkCounter chunk_counter_;
 
   BoardPort* port_;
   ByteRate rate_;

@@ -121,6 +121,10 @@ Status BoardProbe::Run(std::vector<ProbeReading>* readings) {
                          wire::BoardActivityName(s.activity));
   }
   if (!s.paused) TS_RETURN_IF_ERROR(SendAndWaitForPause(wire::MessageType::kPause, "pausing"));
+  // The step a STEP_BATCH pause completed, from the pause report itself (RUN_STATE, repeated
+  // with every heartbeat until heard), not from the OPTIMIZER_STEP event, a separate frame a
+  // loaded board may fail to queue: a comparison must not read the wrong step.
+  const auto completed = [&s] { return s.run_state.optimizer_step; };
   // To a boundary: the parameters are then the next step's starting state.
   auto to_boundary = [&]() -> Status {
     TS_RETURN_IF_ERROR(SendAndWaitForPause(wire::MessageType::kStepBatch, "stepping a batch"));
@@ -128,21 +132,21 @@ Status BoardProbe::Run(std::vector<ProbeReading>* readings) {
       return Status::Error(StatusCode::kInvalidArgument,
                            "the board finished its schedule (last optimizer step %u) before the "
                            "step to compare: restart it, or run the simulator with --loop",
-                           s.last_optimizer_step);
+                           completed());
     }
     return Status::Ok();
   };
   TS_RETURN_IF_ERROR(to_boundary());
-  if (options_.step != 0 && options_.step <= s.last_optimizer_step) {
+  if (options_.step != 0 && options_.step <= completed()) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "the board has done optimizer step %u already (it is at %u): give "
                          "--step %u or later",
-                         options_.step, s.last_optimizer_step, s.last_optimizer_step + 1);
+                         options_.step, completed(), completed() + 1);
   }
-  while (options_.step != 0 && s.last_optimizer_step + 1 < options_.step) {
+  while (options_.step != 0 && completed() + 1 < options_.step) {
     TS_RETURN_IF_ERROR(to_boundary());
   }
-  step_ = s.last_optimizer_step + 1;
+  step_ = completed() + 1;
 
   const Clock::time_point start = Clock::now();
   for (const ProbePoint& point : plan_->points) {
@@ -157,10 +161,10 @@ Status BoardProbe::Run(std::vector<ProbeReading>* readings) {
       }
     } else if (point.moment == ProbeMoment::kAfterUpdate) {
       TS_RETURN_IF_ERROR(to_boundary());
-      if (s.last_optimizer_step != step_) {
+      if (completed() != step_) {
         return Status::Error(StatusCode::kInvalidArgument,
                              "the board reported optimizer step %u where %u was expected",
-                             s.last_optimizer_step, step_);
+                             completed(), step_);
       }
     }
     TS_RETURN_IF_ERROR(ReadAt(point, readings));

@@ -23,100 +23,22 @@
 #include "engine/plan/train_config_file.h"
 #include "tests/cli/board_sim_process.h"
 #include "tests/cli/cli_test_util.h"
+#include "tests/cli/generated_runs.h"
+#include "ui/session/step_comparison_file.h"
 
 namespace trainscope {
 namespace {
 
 using testing::BoardSimProcess;
 using testing::CliResult;
+using testing::Conv;
+using testing::DenseHead;
+using testing::Generate;
+using testing::GeneratedRun;
 using testing::RunCli;
 using testing::SimRun;
 using testing::TempPath;
-
-std::vector<float> Values(size_t count, float scale, uint32_t seed) {
-  std::vector<float> v(count);
-  for (float& x : v) {
-    seed = seed * 1664525u + 1013904223u;
-    x = scale * (static_cast<float>(seed >> 8) / 8388608.0f - 1.0f);
-  }
-  return v;
-}
-
-bool WriteFloats(const QString& path, const std::vector<float>& values) {
-  QFile file(path);
-  const qint64 bytes = static_cast<qint64>(values.size() * sizeof(float));
-  return file.open(QIODevice::WriteOnly) &&
-         file.write(reinterpret_cast<const char*>(values.data()), bytes) == bytes;
-}
-
-// Adds RESHAPE to [1, N] and FULLY_CONNECTED N -> 2 after `features`; returns the output.
-int DenseHead(ModelBuilder* b, int features) {
-  int32_t n = 1;
-  for (int32_t d : b->shape(features)) n *= d;
-  const int shape = b->AddConstantInt32("head_shape", {2}, {1, n});
-  const int flat = b->AddTensor("flat", {1, n});
-  b->AddOperator(op::kReshape, {features, shape}, {flat});
-  const int w = b->AddConstant("head_w", {2, n}, Values(static_cast<size_t>(2 * n), 0.3f, 7));
-  const int bias = b->AddConstant("head_b", {2}, {0.1f, -0.1f});
-  const int y = b->AddTensor("y", {1, 2});
-  b->AddOperator(op::kFullyConnected, {flat, w, bias}, {y});
-  return y;
-}
-
-int Conv(ModelBuilder* b, int x, int filters, int size, Padding padding, int stride,
-         const char* name) {
-  const std::vector<int32_t> in = b->shape(x);
-  const int c = in[3];
-  const int w = b->AddConstant(std::string(name) + "_w", {filters, size, size, c},
-                               Values(static_cast<size_t>(filters * size * size * c), 0.5f, 3));
-  const int bias = b->AddConstant(std::string(name) + "_b", {filters},
-                                  std::vector<float>(static_cast<size_t>(filters), 0.05f));
-  const auto out_size = [&](int n) {
-    return padding == Padding::kSame ? (n + stride - 1) / stride : (n - size) / stride + 1;
-  };
-  const int y = b->AddTensor(name, {1, out_size(in[1]), out_size(in[2]), filters});
-  OpOptions o;
-  o.padding = padding;
-  o.stride_h = o.stride_w = stride;
-  b->AddOperator(op::kConv2D, {x, w, bias}, {y}, o);
-  return y;
-}
-
-// A model and its data written to the test's temporary directory, with MSE and SGD.
-struct GeneratedRun {
-  SimRun run;
-  bool ok = false;
-};
-
-GeneratedRun Generate(const QString& name, const std::vector<int32_t>& input_shape,
-                      const std::function<int(ModelBuilder*, int)>& body,
-                      const QStringList& extra_training = {}) {
-  ModelBuilder b;
-  const int x = b.AddTensor("x", input_shape);
-  const int y = body(&b, x);
-  b.SetInputs({x});
-  b.SetOutputs({y});
-  GeneratedRun g;
-  g.run = {TempPath(name + QStringLiteral(".circle")), TempPath(name + QStringLiteral("_x.bin")),
-           TempPath(name + QStringLiteral("_y.bin")),
-           QStringList{QStringLiteral("--loss"), QStringLiteral("mse"), QStringLiteral("--lr"),
-                       QStringLiteral("0.01")} +
-               extra_training};
-  size_t per_sample = 1;
-  for (int32_t d : input_shape) per_sample *= static_cast<size_t>(d);
-  std::vector<uint8_t> bytes;
-  constexpr size_t kSamples = 4;
-  // A spike per sample makes neighbouring max-pool windows share their maximum.
-  std::vector<float> inputs = Values(per_sample * kSamples, 1.0f, 11);
-  for (size_t s = 0; s < kSamples; ++s) inputs[s * per_sample + per_sample / 2] = 4.0f;
-  g.ok = b.Finish(&bytes).ok() && WriteFloats(g.run.input, inputs) &&
-         WriteFloats(g.run.target, Values(2 * kSamples, 1.0f, 13));
-  QFile model(g.run.model);
-  g.ok = g.ok && model.open(QIODevice::WriteOnly) &&
-         model.write(reinterpret_cast<const char*>(bytes.data()),
-                     static_cast<qint64>(bytes.size())) == static_cast<qint64>(bytes.size());
-  return g;
-}
+using testing::Values;
 
 // diff against a simulator of the same run; `onert_math` makes the simulator compute as
 // onert-micro does.
@@ -180,12 +102,7 @@ GeneratedRun SoftmaxWithBetaRun(const QString& name) {
 
 TEST(DiffOnertMath, SamePaddedConvWeightGradient) {
   // x -> CONV_2D 3x3 SAME (op 0) -> RESHAPE -> FC: onert-micro trains the conv as if VALID.
-  ExpectOnlyOnertMathDiverges(Generate(QStringLiteral("same_conv"), {1, 5, 5, 1},
-                                       [](ModelBuilder* b, int x) {
-                                         return DenseHead(
-                                             b, Conv(b, x, 2, 3, Padding::kSame, 1, "conv"));
-                                       }),
-                              0);
+  ExpectOnlyOnertMathDiverges(testing::SamePaddedConvRun(QStringLiteral("same_conv")), 0);
 }
 
 TEST(DiffOnertMath, StridedConvWeightGradient) {
@@ -296,6 +213,38 @@ TEST(DiffOnertMath, ARecordedDiffReplaysToTheSameComparison) {
   const CliResult cut = RunCli(QStringList{QStringLiteral("diff"), record} + g.run.Arguments());
   EXPECT_EQ(cut.exit_code, 1) << cut.err.toStdString();
   EXPECT_TRUE(cut.err.contains(QStringLiteral("ends here"))) << cut.err.toStdString();
+}
+
+TEST(DiffOnertMath, TheAppReadsTheReportToTheSameVerdictAsDiff) {
+  // One number, one place: the report the Comparison dock opens, evaluated under the thresholds
+  // diff used, names the same first divergent op and the same largest difference; every value
+  // the file carries is the tensor's count.
+  for (bool onert_math : {false, true}) {
+    const GeneratedRun g = testing::SamePaddedConvRun(
+        onert_math ? QStringLiteral("same_conv_app_onert") : QStringLiteral("same_conv_app_plain"));
+    ASSERT_TRUE(g.ok);
+    const CliResult result = DiffAgainstSimulator(g, onert_math, {QStringLiteral("--values")});
+    ASSERT_EQ(result.exit_code, onert_math ? 3 : 0) << result.err.toStdString();
+    StepComparisonPtr file;
+    const Status parsed = ParseStepComparison(result.out.toUtf8(), &file);
+    ASSERT_TRUE(parsed.ok()) << parsed.message();
+    const ComparisonVerdict verdict = EvaluateComparison(*file, file->thresholds);
+    const QJsonObject report = result.json().object();
+    EXPECT_EQ(verdict.first_divergent_op, FirstDivergentOp(result));
+    ASSERT_GE(verdict.largest, 0);
+    const ComparedTensor& largest = file->tensors[static_cast<size_t>(verdict.largest)];
+    EXPECT_EQ(largest.pair.difference.relative_l2,
+              report.value(QStringLiteral("largest_difference"))
+                  .toObject()
+                  .value(QStringLiteral("relative_l2"))
+                  .toDouble());
+    EXPECT_TRUE(file->hasValues());
+    for (const ComparedTensor& t : file->tensors) {
+      if (t.bothHeld() && t.pair.shape_matches) {
+        EXPECT_EQ(t.board_values.size(), t.valueCount()) << t.name.toStdString();
+      }
+    }
+  }
 }
 
 TEST(DiffOnertMath, ValuesNeedAJsonFile) {

@@ -213,21 +213,21 @@ QString Describe(const Subgraph& subgraph, const TensorComparison& c) {
              .arg(d.nonfinite_mismatches);
 }
 
-// What onert-micro is known to compute differently at `op` (engine/plan/onert_differences): the
-// reference computes correct math, so a board running onert-micro diverges there by design.
-std::vector<std::string> KnownOnertDifferences(const Subgraph& subgraph, const Trainer& planner,
-                                               uint32_t op) {
-  std::vector<std::string> texts;
+// What onert-micro is known to compute differently at each op (engine/plan/onert_differences):
+// the reference computes correct math, so a board running onert-micro diverges there by design.
+std::vector<std::vector<std::string>> KnownOnertDifferences(const Subgraph& subgraph,
+                                                            const Trainer& planner) {
+  std::vector<std::vector<std::string>> by_op(subgraph.operators.size());
   for (const OnertDifference& d :
        FindOnertDifferences(subgraph, planner.selection(), planner.options().optimizer)) {
-    if (d.op_index == op) texts.push_back(d.text);
+    if (d.op_index < by_op.size()) by_op[d.op_index].push_back(d.text);
   }
-  return texts;
+  return by_op;
 }
 
 QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Subgraph& subgraph,
                        uint32_t step, const StepComparison& c, const ProbeTransfer& transfer,
-                       const std::vector<std::string>& known_differences,
+                       const std::vector<std::vector<std::string>>& known_by_op,
                        const StepReadings* readings) {
   // Per op in backward order (the order the step first reaches them), every sample's tensors.
   std::vector<uint32_t> order;
@@ -246,8 +246,11 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
       tensors.append(TensorJson(subgraph, t, readings));
       divergent |= t.divergent;
     }
+    QJsonArray known;
+    for (const std::string& text : known_by_op[k]) known.append(QString::fromStdString(text));
     ops.append(QJsonObject{
         {QStringLiteral("op"), static_cast<qint64>(k)},
+        {QStringLiteral("known_onert_differences"), known},
         {QStringLiteral("opcode"), QString::fromLatin1(OpcodeName(subgraph.operators[k].opcode))},
         {QStringLiteral("backward_step"), static_cast<qint64>(subgraph.operators.size() - 1 - k)},
         {QStringLiteral("divergent"), divergent},
@@ -298,7 +301,8 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
         static_cast<qint64>(c.tensors[static_cast<size_t>(c.first_divergent)].read.op_index));
     QJsonObject first = located(c.first_divergent);
     QJsonArray known;
-    for (const std::string& text : known_differences) known.append(QString::fromStdString(text));
+    const uint32_t op = c.tensors[static_cast<size_t>(c.first_divergent)].read.op_index;
+    for (const std::string& text : known_by_op[op]) known.append(QString::fromStdString(text));
     first.insert(QStringLiteral("known_onert_differences"), known);
     report.insert(QStringLiteral("first_divergent"), first);
   } else {
@@ -440,15 +444,14 @@ int RunDiff(const QStringList& arguments) {
                  qPrintable(Describe(subgraph,
                                      comparison.tensors[static_cast<size_t>(comparison.largest)])));
   }
-  std::vector<std::string> known;
+  const std::vector<std::vector<std::string>> known = KnownOnertDifferences(subgraph, planner);
   if (comparison.first_divergent >= 0) {
     const TensorComparison& first =
         comparison.tensors[static_cast<size_t>(comparison.first_divergent)];
     std::fprintf(text, "first divergent op: %u %s\n  %s\n", first.read.op_index,
                  OpcodeName(subgraph.operators[first.read.op_index].opcode),
                  qPrintable(Describe(subgraph, first)));
-    known = KnownOnertDifferences(subgraph, planner, first.read.op_index);
-    for (const std::string& note : known) {
+    for (const std::string& note : known[first.read.op_index]) {
       std::fprintf(text, "  onert-micro is known to differ here: %s\n", note.c_str());
     }
   } else {

@@ -14,6 +14,8 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <limits>
+
 #include "tests/ui/test_files.h"
 #include "tests/ui/test_models.h"
 #include "ui/controllers/comparison_controller.h"
@@ -121,6 +123,20 @@ class ComparisonViewTest : public QObject {
     QVERIFY(view.headlineText().contains(QStringLiteral("op #1 SOFTMAX")));
     // Not the op the file names its known differences at.
     QVERIFY(view.headlineText().contains(QStringLiteral("only at op #0")));
+
+    // A newer report lists the known differences per op: the headline names SOFTMAX's.
+    {
+      QByteArray per_op = Report(QStringLiteral("/nowhere/m.circle"));
+      per_op.replace("\"opcode\": \"SOFTMAX\",",
+                     "\"opcode\": \"SOFTMAX\", \"known_onert_differences\": [\"beta is not 1\"],");
+      ComparisonView other;
+      other.setComparison(Parse(per_op), QStringLiteral("per-op.json"));
+      other.setThresholds({1e-5, std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<uint64_t>::max(), -1.0});
+      QCOMPARE(other.verdict().first_divergent_op, 1);
+      QVERIFY2(other.headlineText().contains(QStringLiteral("beta is not 1")),
+               qPrintable(other.headlineText()));
+    }
 
     // An ulp limit alone puts both in; Reset takes the file's thresholds back.
     edit->setText(QStringLiteral("1"));

@@ -127,6 +127,21 @@ Status ReadArray(const QJsonObject& o, const char* key, const QString& where, QJ
   return Status::Ok();
 }
 
+// "known_onert_differences": a bounded list of sentences.
+Status ReadKnownDifferences(const QJsonObject& o, const QString& where, QStringList* out) {
+  QJsonArray known;
+  TS_RETURN_IF_ERROR(ReadArray(o, "known_onert_differences", where, &known));
+  const QString list = Field(where, "known_onert_differences");
+  if (known.size() > kMaxKnownDifferences) {
+    return Bad(list, QStringLiteral("more than %1 entries").arg(kMaxKnownDifferences));
+  }
+  for (qsizetype i = 0; i < known.size(); ++i) {
+    if (!known[i].isString()) return Expected(Item(list, i), "a string", known[i]);
+    *out << known[i].toString();
+  }
+  return Status::Ok();
+}
+
 Status ReadAspect(const QJsonObject& o, const QString& where, TensorAspect* out) {
   QString text;
   TS_RETURN_IF_ERROR(ReadString(o, "aspect", where, &text));
@@ -315,6 +330,12 @@ class Reader {
                        .arg(other.backward_step));
       }
     }
+    // Optional: reports of older diffs list the known differences only at their first
+    // divergent op.
+    if (o.contains(QLatin1String("known_onert_differences"))) {
+      TS_RETURN_IF_ERROR(ReadKnownDifferences(o, where, &op.known_onert_differences));
+      file_->known_differences_per_op = true;
+    }
     QJsonArray tensors;
     TS_RETURN_IF_ERROR(ReadArray(o, "tensors", where, &tensors));
     const QString list = Field(where, "tensors");
@@ -416,17 +437,7 @@ Status ReadFirstDivergent(const QJsonObject& root, StepComparisonFile* file) {
                                        .arg(static_cast<qulonglong>(first_op))
                                        .arg(static_cast<qulonglong>(index)));
   }
-  QJsonArray known;
-  TS_RETURN_IF_ERROR(ReadArray(first, "known_onert_differences", where, &known));
-  const QString list = Field(where, "known_onert_differences");
-  if (known.size() > kMaxKnownDifferences) {
-    return Bad(list, QStringLiteral("more than %1 entries").arg(kMaxKnownDifferences));
-  }
-  for (qsizetype i = 0; i < known.size(); ++i) {
-    if (!known[i].isString()) return Expected(Item(list, i), "a string", known[i]);
-    file->known_onert_differences << known[i].toString();
-  }
-  return Status::Ok();
+  return ReadKnownDifferences(first, where, &file->known_onert_differences);
 }
 
 // Each sample's backward ops in turn, then the update: the order of CompareStep.

@@ -58,6 +58,8 @@ struct ComparedOp {
   QString opcode;
   uint32_t backward_step = 0;
   std::vector<size_t> tensors;  // indices into StepComparisonFile::tensors
+  // What onert-micro is known to compute differently at this op (empty in older reports).
+  QStringList known_onert_differences;
 };
 
 struct ComparisonTransfer {
@@ -86,6 +88,7 @@ struct StepComparisonFile {
   int64_t file_first_divergent_op = -1;  // as the file names it; -1: none
   // What onert-micro is known to compute differently at file_first_divergent_op.
   QStringList known_onert_differences;
+  bool known_differences_per_op = false;  // the ops carry their own lists (newer reports)
   // Indices into `tensors` in the order the step reached them.
   std::vector<size_t> step_order;
 

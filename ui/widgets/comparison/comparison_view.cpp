@@ -282,10 +282,17 @@ void ComparisonView::updateHeadline() {
     text += tr(" · %1 of %2 tensors diverge")
                 .arg(verdict_.divergent_tensors)
                 .arg(file_->tensors.size());
-    if (op == file_->file_first_divergent_op && !file_->known_onert_differences.isEmpty()) {
+    QStringList known;
+    for (const ComparedOp& o : file_->ops) {
+      if (static_cast<int64_t>(o.op) == op) known = o.known_onert_differences;
+    }
+    if (known.isEmpty() && op == file_->file_first_divergent_op) {
+      known = file_->known_onert_differences;
+    }
+    if (!known.isEmpty()) {
       text += tr("<br><b>onert-micro is known to compute this op differently:</b> %1")
-                  .arg(file_->known_onert_differences.join(QStringLiteral("; ")).toHtmlEscaped());
-    } else if (op == file_->file_first_divergent_op) {
+                  .arg(known.join(QStringLiteral("; ")).toHtmlEscaped());
+    } else if (op == file_->file_first_divergent_op || file_->known_differences_per_op) {
       text += tr("<br>No known onert-micro difference at this op: a board difference to look at.");
     } else if (file_->file_first_divergent_op >= 0) {
       text += tr("<br>The file names onert-micro's known differences only at op #%1, its first "

@@ -56,30 +56,35 @@ Status TraceTransport::Write(const uint8_t* /*data*/, size_t /*size*/) {
 
 namespace {
 
-class FirstAck final : public wire::LinkHandler {
+// The first ACK of each of the two commands every diff session starts with.
+class OpeningAcks final : public wire::LinkHandler {
  public:
   void OnAck(const wire::AckMessage& ack) override {
-    if (!seen) first = ack;
-    seen = true;
+    if (ack.command == wire::MessageType::kRequestHello && !hello) hello = ack.command_id;
+    if (ack.command == wire::MessageType::kPause && !pause) pause = ack.command_id;
   }
-  bool seen = false;
-  wire::AckMessage first;
+  uint16_t hello = 0;  // 0: none (ids are never 0)
+  uint16_t pause = 0;
 };
 
 }  // namespace
 
 Status FirstRecordedCommandId(const std::string& path, uint16_t* id) {
-  FirstAck handler;
+  OpeningAcks handler;
   wire::MessageRouter router(nullptr, &handler);
   TraceReplay replay;
   TS_RETURN_IF_ERROR(ReplayTrace(path, &router, &replay));
-  if (!handler.seen || handler.first.command != wire::MessageType::kRequestHello) {
+  if (handler.hello != 0) {
+    *id = handler.hello;
+  } else if (handler.pause != 0) {
+    // The board's answer to REQUEST_HELLO was lost (its HELLO answered anyway); PAUSE came next.
+    *id = handler.pause == 1 ? 0xFFFF : static_cast<uint16_t>(handler.pause - 1);
+  } else {
     return Status::Error(StatusCode::kInvalidFile,
-                         "recording %s: its first acknowledged command is not REQUEST_HELLO, so "
-                         "it cannot be replayed (record it with diff --record)",
+                         "recording %s: the board acknowledged neither REQUEST_HELLO nor PAUSE, "
+                         "so it cannot be replayed (record it with diff --record)",
                          path.c_str());
   }
-  *id = handler.first.command_id;
   return Status::Ok();
 }
 

@@ -46,9 +46,10 @@ class TraceTransport final : public Transport {
   size_t position_ = 0;
 };
 
-// The id of the first command the recorded desktop sent, from the board's ACK of it, which must
-// be a REQUEST_HELLO (what every desktop of this project sends first). A replaying desktop that
-// sends the same commands in the same order numbers them from here.
+// The id of the first command the recorded desktop sent: the board's ACK of its REQUEST_HELLO
+// (what every desktop of this project sends first), or, when that answer was lost, of the PAUSE
+// diff sends next, minus one. A replaying desktop that sends the same commands in the same order
+// numbers them from here.
 Status FirstRecordedCommandId(const std::string& path, uint16_t* id);
 
 // Whether `path` names a file that starts like a trace (the magic), without reading the rest.

@@ -115,7 +115,6 @@ void SimulatedLine::EndFrame() {
   stats_.bytes_sent += frame_.size();
   if (is_frame && faults_.disconnect_in_tensor > 0 && port_->connected()) {
     outgoing_decoder_.Push(frame_.data(), frame_.size(), &chunk_counter_);
-    stats_.tensor_chunks_sent = chunk_counter_.chunks;
   }
   frame_.clear();
   if (!is_frame) return;

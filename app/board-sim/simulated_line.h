@@ -100,13 +100,16 @@ class SimulatedLine {
   // Reads the type of each outgoing frame, for disconnect_in_tensor.
   class ChunkCounter final : public wire::FrameSink {
    public:
+    explicit ChunkCounter(uint64_t* chunks) : chunks_(chunks) {}
     void OnFrame(const wire::FrameView& frame) override {
-      chunks += frame.type == wire::MessageType::kTensorChunk;
+      *chunks_ += frame.type == wire::MessageType::kTensorChunk;
     }
-    uint64_t chunks = 0;
+
+   private:
+    uint64_t* chunks_;
   };
   wire::StreamDecoder outgoing_decoder_;
-  ChunkCounter chunk_counter_;
+  ChunkCounter chunk_counter_{&stats_.tensor_chunks_sent};
 
   BoardPort* port_;
   ByteRate rate_;

@@ -142,6 +142,12 @@ QJsonArray ValuesJson(const std::vector<float>& values) {
   return array;
 }
 
+QJsonArray TextsJson(const std::vector<std::string>& texts) {
+  QJsonArray array;
+  for (const std::string& text : texts) array.append(QString::fromStdString(text));
+  return array;
+}
+
 QJsonObject TensorJson(const Subgraph& subgraph, const TensorComparison& c,
                        const StepReadings* readings) {
   const Tensor& t = subgraph.tensors[static_cast<size_t>(c.read.tensor)];
@@ -246,11 +252,9 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
       tensors.append(TensorJson(subgraph, t, readings));
       divergent |= t.divergent;
     }
-    QJsonArray known;
-    for (const std::string& text : known_by_op[k]) known.append(QString::fromStdString(text));
     ops.append(QJsonObject{
         {QStringLiteral("op"), static_cast<qint64>(k)},
-        {QStringLiteral("known_onert_differences"), known},
+        {QStringLiteral("known_onert_differences"), TextsJson(known_by_op[k])},
         {QStringLiteral("opcode"), QString::fromLatin1(OpcodeName(subgraph.operators[k].opcode))},
         {QStringLiteral("backward_step"), static_cast<qint64>(subgraph.operators.size() - 1 - k)},
         {QStringLiteral("divergent"), divergent},
@@ -296,14 +300,10 @@ QJsonObject ReportJson(const DiffOptions& o, const AttachStats& board, const Sub
     return detail;
   };
   if (c.first_divergent >= 0) {
-    report.insert(
-        QStringLiteral("first_divergent_op"),
-        static_cast<qint64>(c.tensors[static_cast<size_t>(c.first_divergent)].read.op_index));
-    QJsonObject first = located(c.first_divergent);
-    QJsonArray known;
     const uint32_t op = c.tensors[static_cast<size_t>(c.first_divergent)].read.op_index;
-    for (const std::string& text : known_by_op[op]) known.append(QString::fromStdString(text));
-    first.insert(QStringLiteral("known_onert_differences"), known);
+    report.insert(QStringLiteral("first_divergent_op"), static_cast<qint64>(op));
+    QJsonObject first = located(c.first_divergent);
+    first.insert(QStringLiteral("known_onert_differences"), TextsJson(known_by_op[op]));
     report.insert(QStringLiteral("first_divergent"), first);
   } else {
     report.insert(QStringLiteral("first_divergent_op"), QJsonValue::Null);
@@ -369,11 +369,13 @@ int RunDiff(const QStringList& arguments) {
   const ProbePlan plan = MakeProbePlan(subgraph, planner, o.ops);
 
   std::unique_ptr<Transport> link;
-  const bool replay = LooksLikeTrace(o.endpoint.toStdString());
-  if (replay) {
+  TraceTransport* replay = nullptr;  // the link, when ENDPOINT is a recording
+  if (LooksLikeTrace(o.endpoint.toStdString())) {
     if (!o.record.isEmpty())
       return Fail(QStringLiteral("a recording is replayed, not recorded"), 2);
-    link = std::make_unique<TraceTransport>(o.endpoint.toStdString());
+    auto trace = std::make_unique<TraceTransport>(o.endpoint.toStdString());
+    replay = trace.get();
+    link = std::move(trace);
   } else {
     Endpoint endpoint;
     status = ParseEndpoint(o.endpoint.toStdString(), &endpoint);
@@ -383,7 +385,10 @@ int RunDiff(const QStringList& arguments) {
   }
   status = link->Open();
   if (!status.ok()) return Fail(status);
-  if (replay) {
+  uint16_t first_command_id = 0;
+  if (replay != nullptr) {
+    status = replay->FirstCommandId(&first_command_id);
+    if (!status.ok()) return Fail(status);
     std::fprintf(stderr, "replaying the recorded session %s\n", qPrintable(o.endpoint));
   }
   // Written as it arrives (one write per read): a killed diff leaves a replayable prefix.
@@ -394,12 +399,7 @@ int RunDiff(const QStringList& arguments) {
     if (!status.ok()) return Fail(status);
   }
   AttachSession session(link.get(), o.record.isEmpty() ? nullptr : &writer);
-  if (replay) {
-    uint16_t first_id = 0;
-    status = FirstRecordedCommandId(o.endpoint.toStdString(), &first_id);
-    if (!status.ok()) return Fail(status);
-    session.set_next_command_id(first_id);
-  }
+  if (replay != nullptr) session.set_next_command_id(first_command_id);
   BoardProbeOptions probe_options;
   probe_options.step = o.step;
   probe_options.timeout_ms = static_cast<int>(o.timeout_seconds * 1000.0);

@@ -41,8 +41,4 @@ const char* MetricName(MetricKind kind) {
   return "unknown";
 }
 
-const char* BackwardMathName(BackwardMath math) {
-  return math == BackwardMath::kOnertMicro ? "onert-micro" : "correct";
-}
-
 }  // namespace trainscope

@@ -34,10 +34,9 @@ enum class MetricKind : uint8_t {
 // update), so a user sees before flashing how a real board will train.
 enum class BackwardMath : uint8_t { kCorrect = 0, kOnertMicro = 1 };
 
-const char* OptimizerName(OptimizerKind kind);    // "sgd", "adam"
-const char* LossName(LossKind kind);              // "mse", "ce", "sparse-ce", "mae", "bce"
-const char* MetricName(MetricKind kind);          // "mse", "mae", "ce", "accuracy", ...
-const char* BackwardMathName(BackwardMath math);  // "correct", "onert-micro"
+const char* OptimizerName(OptimizerKind kind);  // "sgd", "adam"
+const char* LossName(LossKind kind);            // "mse", "ce", "sparse-ce", "mae", "bce"
+const char* MetricName(MetricKind kind);        // "mse", "mae", "ce", "accuracy", ...
 
 struct TrainingOptions {
   OptimizerKind optimizer = OptimizerKind::kSgd;

@@ -23,8 +23,9 @@ Status TraceTransport::Open() {
   if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
     return Status::Error(StatusCode::kIoError, "cannot read recording %s", path_.c_str());
   }
-  TS_RETURN_IF_ERROR(ParseTraceHeader(bytes.data(), bytes.size(), path_, &header_));
-  const size_t skip = std::min<size_t>(header_.header_bytes, bytes.size());
+  TraceHeader header;
+  TS_RETURN_IF_ERROR(ParseTraceHeader(bytes.data(), bytes.size(), path_, &header));
+  const size_t skip = std::min<size_t>(header.header_bytes, bytes.size());
   stream_.assign(bytes.begin() + static_cast<std::ptrdiff_t>(skip), bytes.end());
   position_ = 0;
   open_ = true;
@@ -69,11 +70,11 @@ class OpeningAcks final : public wire::LinkHandler {
 
 }  // namespace
 
-Status FirstRecordedCommandId(const std::string& path, uint16_t* id) {
+Status TraceTransport::FirstCommandId(uint16_t* id) const {
   OpeningAcks handler;
   wire::MessageRouter router(nullptr, &handler);
-  TraceReplay replay;
-  TS_RETURN_IF_ERROR(ReplayTrace(path, &router, &replay));
+  wire::StreamDecoder decoder;
+  decoder.Push(stream_.data(), stream_.size(), &router);
   if (handler.hello != 0) {
     *id = handler.hello;
   } else if (handler.pause != 0) {
@@ -83,7 +84,7 @@ Status FirstRecordedCommandId(const std::string& path, uint16_t* id) {
     return Status::Error(StatusCode::kInvalidFile,
                          "recording %s: the board acknowledged neither REQUEST_HELLO nor PAUSE, "
                          "so it cannot be replayed (record it with diff --record)",
-                         path.c_str());
+                         path_.c_str());
   }
   return Status::Ok();
 }

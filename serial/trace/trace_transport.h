@@ -36,21 +36,18 @@ class TraceTransport final : public Transport {
   Status Write(const uint8_t* data, size_t size) override;
   std::string Describe() const override { return "recording " + path_; }
 
-  const TraceHeader& header() const { return header_; }
+  // After Open(): the id of the first command the recorded desktop sent, from the board's ACK of
+  // its REQUEST_HELLO (what every desktop of this project sends first), or, when that answer was
+  // lost, of the PAUSE diff sends next, minus one. A replaying desktop that sends the same
+  // commands in the same order numbers them from here.
+  Status FirstCommandId(uint16_t* id) const;
 
  private:
   std::string path_;
   bool open_ = false;
-  TraceHeader header_;
   std::vector<uint8_t> stream_;  // the recorded bytes after the header
   size_t position_ = 0;
 };
-
-// The id of the first command the recorded desktop sent: the board's ACK of its REQUEST_HELLO
-// (what every desktop of this project sends first), or, when that answer was lost, of the PAUSE
-// diff sends next, minus one. A replaying desktop that sends the same commands in the same order
-// numbers them from here.
-Status FirstRecordedCommandId(const std::string& path, uint16_t* id);
 
 // Whether `path` names a file that starts like a trace (the magic), without reading the rest.
 bool LooksLikeTrace(const std::string& path);

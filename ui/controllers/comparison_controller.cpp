@@ -53,15 +53,7 @@ void ComparisonController::install(MainWindow* window) {
       tr("Show a board's step beside the reference engine's, from the "
          "report trainscope-cli diff --json FILE --values writes"));
   connect(open_action_, &QAction::triggered, this, &ComparisonController::chooseAndOpen);
-  QMenu* file = window->menu(MainWindow::Menu::kFile);
-  QAction* before = nullptr;
-  for (QAction* action : file->actions()) {
-    if (action->isSeparator()) {
-      before = action;
-      break;
-    }
-  }
-  file->insertAction(before, open_action_);
+  window->addFileActions({open_action_});
 
   connect(view_, &ComparisonView::firstDivergentOpChanged, this,
           &ComparisonController::markFirstDivergent);

@@ -85,26 +85,15 @@ void ReplayController::install(MainWindow* window) {
   record_action_->setStatusTip(tr("Write every training session to a trace file in %1")
                                    .arg(QDir::toNativeSeparators(recording_dir_)));
   connect(record_action_, &QAction::toggled, this, &ReplayController::setRecordingEnabled);
-  {
-    QMenu* file = window->menu(MainWindow::Menu::kFile);
-    QAction* before = nullptr;
-    for (QAction* action : file->actions()) {
-      if (action->isSeparator()) {
-        before = action;
-        break;
-      }
-    }
-    settings_action_ = new QAction(tr("Recording Se&ttings…"), window);
-    settings_action_->setStatusTip(
-        tr("How large a recording may grow and how much the recordings folder keeps"));
-    connect(settings_action_, &QAction::triggered, this, [this] {
-      RecordingSettingsDialog dialog(recording_dir_, recorder_ ? recorder_->path() : QString(),
-                                     window_);
-      dialog.exec();
-    });
-    file->insertActions(before,
-                        {open_trace_action_, compare_action_, record_action_, settings_action_});
-  }
+  settings_action_ = new QAction(tr("Recording Se&ttings…"), window);
+  settings_action_->setStatusTip(
+      tr("How large a recording may grow and how much the recordings folder keeps"));
+  connect(settings_action_, &QAction::triggered, this, [this] {
+    RecordingSettingsDialog dialog(recording_dir_, recorder_ ? recorder_->path() : QString(),
+                                   window_);
+    dialog.exec();
+  });
+  window->addFileActions({open_trace_action_, compare_action_, record_action_, settings_action_});
   recording_label_ = new QLabel(window);
   recording_label_->setContentsMargins(6, 0, 6, 0);
   window->statusBar()->addPermanentWidget(recording_label_);

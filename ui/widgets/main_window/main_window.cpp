@@ -325,6 +325,18 @@ QMenu* MainWindow::menu(Menu which) const {
   return found;
 }
 
+void MainWindow::addFileActions(const QList<QAction*>& actions) {
+  QMenu* file = menu(Menu::kFile);
+  QAction* before = nullptr;
+  for (QAction* action : file->actions()) {
+    if (action->isSeparator()) {
+      before = action;
+      break;
+    }
+  }
+  file->insertActions(before, actions);
+}
+
 void MainWindow::createNoticeBar() {
   notice_bar_ = new QToolBar(tr("Notices"), this);
   notice_bar_->setObjectName(QStringLiteral("noticeBar"));

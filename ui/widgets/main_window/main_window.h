@@ -104,6 +104,8 @@ class MainWindow : public QMainWindow {
   // appear once asked for.
   enum class Menu { kFile, kEdit, kView, kDebug, kTraining, kDevice };
   QMenu* menu(Menu which) const;
+  // Adds controllers' "open" actions to the File menu's first group, above its first separator.
+  void addFileActions(const QList<QAction*>& actions);
   // The Debug toolbar, for controllers that add controls beside the run commands.
   QToolBar* debugToolBar() const { return debug_toolbar_; }
   void addRecentFile(const QString& path);

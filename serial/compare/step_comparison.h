@@ -51,8 +51,16 @@ struct StepComparison {
   uint64_t held_on_one_side = 0;  // what one side held and the other did not
 };
 
+// An update comparison's role is "update of " + the value's role; its max_ulp is the weights'
+// distance in floats (after the update), not the updates'.
+inline constexpr const char* kUpdateRolePrefix = "update of ";
+bool IsUpdateComparison(const TensorComparison& pair);
+// Weights within this many floats of each other are rounding, however small their update.
+inline constexpr uint64_t kUpdateRoundingUlps = 16;
+
 // Whether one pair diverges: read on both sides, its shapes differ or its figures are beyond
-// `thresholds` (Diverges); a tensor held on one side only is counted apart, not as a divergence.
+// `thresholds` (Diverges), an update only when its weights are more than kUpdateRoundingUlps
+// apart; a tensor held on one side only is counted apart, not as a divergence.
 // CompareStep decides with it, and so does anything that re-reads a comparison (the app's
 // comparison view under thresholds the user changes).
 bool Diverges(const TensorComparison& pair, const DivergenceThresholds& thresholds);

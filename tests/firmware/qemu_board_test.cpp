@@ -195,10 +195,14 @@ void ExpectDiffAgreesOnTheEmulatedBoard(const QStringList& run, const char* what
   EXPECT_TRUE(report.value(QStringLiteral("first_divergent_op")).isNull());
   EXPECT_GT(report.value(QStringLiteral("compared")).toInt(), 10);
   const QJsonObject largest = report.value(QStringLiteral("largest_difference")).toObject();
-  // newlib's expf is not glibc's: the softmax may differ in its last bits, and a step's update,
-  // measured against its own small size, by up to a few 1e-5 (seen: 1.5e-5); diff's default
-  // threshold is 1e-4.
-  EXPECT_LE(largest.value(QStringLiteral("relative_l2")).toDouble(1.0), 1e-4);
+  // newlib's expf is not glibc's: the softmax may differ in its last bits. A converged step's
+  // update, measured against its own small size, can look 1e-4 off while its weights are a few
+  // floats apart (seen: 1.3e-4 at 1 float); anything else stays within diff's default 1e-4.
+  if (largest.value(QStringLiteral("role")).toString().startsWith(QLatin1String("update of "))) {
+    EXPECT_LE(largest.value(QStringLiteral("max_ulp")).toInteger(), 16);
+  } else {
+    EXPECT_LE(largest.value(QStringLiteral("relative_l2")).toDouble(1.0), 1e-4);
+  }
   std::printf(
       "diff against the emulated board, %s: %d tensors compared, largest relative L2 "
       "%.3g (op %d %s)\n",

@@ -191,6 +191,25 @@ TEST(CompareStep, AWrongUpdateOnLargeWeightsDivergesAsAnUpdate) {
   EXPECT_NEAR(update.difference.relative_l2, numerator / denominator, 1e-6);
 }
 
+TEST(CompareStep, AnUpdateThatDiffersByTheWeightsRoundingDoesNotDiverge) {
+  // Converged: the reference moves 1.0 by 2 floats, the board by 1. As an update that is 50 %
+  // off; as weights it is one float step, which another libm gives a correct board.
+  const float w = 1.0f;
+  const float one_step = std::nextafter(w, 0.0f);
+  const float two_steps = std::nextafter(one_step, 0.0f);
+  const std::vector<ProbeReading> start = {Reading(ProbeMoment::kStepStart, {w})};
+  const std::vector<ProbeReading> board = {Reading(ProbeMoment::kAfterUpdate, {one_step})};
+  const std::vector<ProbeReading> reference = {Reading(ProbeMoment::kAfterUpdate, {two_steps})};
+  const StepComparison c = CompareStep(board, reference, DivergenceThresholds{}, &start);
+  ASSERT_EQ(c.tensors.size(), 2u);
+  const TensorComparison& update = c.tensors[1];
+  EXPECT_TRUE(IsUpdateComparison(update));
+  EXPECT_GT(update.difference.relative_l2, 0.4);
+  EXPECT_EQ(update.difference.max_ulp, 1u);  // the weights' distance
+  EXPECT_FALSE(update.divergent);
+  EXPECT_LT(c.first_divergent, 0);
+}
+
 TEST(CompareStep, GradientsAndUnheldStartsGetNoUpdateComparison) {
   std::vector<ProbeReading> start = {Reading(ProbeMoment::kStepStart, {1.0f})};
   start[0].held = false;

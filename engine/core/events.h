@@ -138,18 +138,33 @@ inline constexpr uint32_t kEventUpdateRatio = 1u << 7;
 inline constexpr uint32_t kEventLoss = 1u << 8;
 inline constexpr uint32_t kEventMetric = 1u << 9;
 inline constexpr uint32_t kAllEvents = (1u << 10) - 1;
+// The per-op detail of a step: what TrainingObserver::WantsDetail() turns on or off for a whole
+// optimizer step. The rest (samples, losses, the optimizer step, metrics) is reported always.
+inline constexpr uint32_t kDetailEvents = kEventForwardOp | kEventBackwardStep | kEventMemory |
+                                          kEventMemorySummary | kEventGradientStats |
+                                          kEventUpdateRatio;
 
 // The engine calls these from its own thread. Every method defaults to doing nothing, so an
 // observer overrides what it needs. With no observer attached the engine skips the calls and the
 // work that only feeds them (timestamps, gradient statistics, update norms), so instrumentation
 // costs nothing; an observer that leaves a bit out of wanted_events() likewise saves that event's
 // work (the engine may then skip its calls, or not).
+//
+// Detail is chosen per optimizer step: a viewer that repaints 15 times a second needs the per-op
+// detail of a few steps a second, not of the thousands a small model trains in that time, and its
+// cost (gradient statistics over every weight, clock reads around every op) can be larger than
+// the step itself. WantsDetail() is asked once, before the step's first event; a step without
+// detail still reports its samples, losses and the optimizer step, so a consumer sees every step
+// and the detail of the ones it asked for (DetailRate picks them by time).
 class TrainingObserver {
  public:
   virtual ~TrainingObserver() = default;
   // Read once when the observer is attached (Trainer::set_observer), so it must not change
   // while attached.
   virtual uint32_t wanted_events() const { return kAllEvents; }
+  // Whether optimizer step `optimizer_step` reports its kDetailEvents (those wanted_events()
+  // asks for). Default: every step.
+  virtual bool WantsDetail(uint32_t /*optimizer_step*/) { return true; }
   virtual void OnSample(const SampleEvent&) {}
   virtual void OnOptimizerStep(const OptimizerStepEvent&) {}
   virtual void OnForwardOp(const ForwardOpEvent&) {}

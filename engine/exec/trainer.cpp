@@ -234,7 +234,13 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   event.trainable = trainability.has_parameter_gradients;
   event.rank = trainability.rank;
   event.is_last_layer = trainability.is_last_layer;
-  if (gate_ != nullptr) gate_->BeforeBackwardStep(event);
+  if (gate_ != nullptr) {
+    gate_->BeforeBackwardStep(event);
+    constexpr uint32_t kOpEvents = kEventForwardOp | kEventBackwardStep;
+    if ((step_wanted_ & kOpEvents) != (wanted_ & kOpEvents) && gate_->ResumeOpEvents()) {
+      step_wanted_ |= wanted_ & kOpEvents;
+    }
+  }
   const bool timed = Wants(kEventBackwardStep);
   if (timed) observer_->OnBackwardStep(event);
   const uint64_t start = timed ? MonotonicNowNs() : 0;
@@ -365,6 +371,10 @@ Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mea
                          static_cast<unsigned>(data.sample_count));
   }
   ++optimizer_step_;
+  step_wanted_ = wanted_;
+  if ((wanted_ & kDetailEvents) != 0 && !observer_->WantsDetail(optimizer_step_)) {
+    step_wanted_ &= ~kDetailEvents;
+  }
   double loss_sum = 0.0;
   for (uint32_t b = 0; b < options_.batch_size; ++b) {
     float loss = 0.0f;

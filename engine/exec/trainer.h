@@ -15,8 +15,9 @@
 // gradients) a warning is recorded; warnings() lists them.
 //
 // Observation: with an observer attached the trainer emits the events of engine/core/events.h
-// (and computes gradient statistics and update norms for them); without one, or for events the
-// observer leaves out of wanted_events(), it skips that work entirely. Gradient statistics
+// (and computes gradient statistics and update norms for them); without one, for events the
+// observer leaves out of wanted_events(), or for the detail of a step it does not want
+// (WantsDetail), it skips that work entirely. Gradient statistics
 // describe the batch's summed gradient, the one the optimizer applies: once per parameter and
 // optimizer step, in the backward step of the batch's last sample that completes it. A gate,
 // when set, is called before every backward step: the debugger blocks there to pause or
@@ -59,6 +60,11 @@ class ExecutionGate {
   virtual ~ExecutionGate() = default;
   // Called on the training thread before backward step `event.step` runs.
   virtual void BeforeBackwardStep(const BackwardStepEvent& event) = 0;
+  // Asked right after BeforeBackwardStep in an optimizer step without detail: true turns the
+  // forward and backward op events (those the observer wants) back on from this op to the end of
+  // the step, so a debugger that needs to stop after an op can. Memory, statistics and update
+  // ratios wait for the next detailed step: half a step of them would be a wrong picture.
+  virtual bool ResumeOpEvents() { return false; }
 };
 
 // The figures of ComputeMemoryReport for the same optimizer, batch size and trainability: the
@@ -113,6 +119,7 @@ class Trainer {
   void set_observer(TrainingObserver* observer) {
     observer_ = observer;
     wanted_ = observer != nullptr ? observer->wanted_events() : 0u;
+    step_wanted_ = wanted_;
   }
   void set_gate(ExecutionGate* gate) { gate_ = gate; }
 
@@ -191,11 +198,12 @@ class Trainer {
   std::vector<std::vector<uint32_t>> completed_by_op_;  // by op index: bindings it completes
   uint32_t last_sample_tick_[2] = {};  // the last tick of each modelled sample's pass
 
-  // Whether `event` (a kEvent* bit) goes to an attached observer.
-  bool Wants(uint32_t event) const { return (wanted_ & event) != 0; }
+  // Whether `event` (a kEvent* bit) goes to an attached observer in the step being run.
+  bool Wants(uint32_t event) const { return (step_wanted_ & event) != 0; }
 
   TrainingObserver* observer_ = nullptr;
-  uint32_t wanted_ = 0;  // observer_->wanted_events(), 0 without an observer
+  uint32_t wanted_ = 0;       // observer_->wanted_events(), 0 without an observer
+  uint32_t step_wanted_ = 0;  // wanted_ without kDetailEvents in a step without detail
   ExecutionGate* gate_ = nullptr;
   uint32_t optimizer_step_ = 0;
   uint32_t epoch_ = 0;

@@ -115,6 +115,125 @@ TEST(TrainerObserver, OnlyTheWantedEventsAreProduced) {
   EXPECT_EQ(all.optimizer_steps, 3);  // 6 samples, batch 2
 }
 
+// Wants every event, but the per-op detail only of the steps `detailed` says; counts each
+// kind of event per optimizer step.
+class StepDetailObserver : public CountingObserver {
+ public:
+  explicit StepDetailObserver(std::vector<bool> detailed)
+      : CountingObserver(kAllEvents), detailed_(std::move(detailed)) {}
+  bool WantsDetail(uint32_t optimizer_step) override {
+    asked.push_back(optimizer_step);
+    return optimizer_step - 1 < detailed_.size() && detailed_[optimizer_step - 1];
+  }
+  void OnOptimizerStep(const OptimizerStepEvent& event) override {
+    CountingObserver::OnOptimizerStep(event);
+    per_step.push_back(*this);  // the counts so far, as a plain CountingObserver copy
+  }
+  std::vector<uint32_t> asked;
+  std::vector<CountingObserver> per_step;
+
+ private:
+  std::vector<bool> detailed_;
+};
+
+int DetailEventCount(const CountingObserver& c) {
+  return c.forward_ops + c.backward_steps + c.memory + c.summaries + c.gradient_stats +
+         c.update_ratios;
+}
+
+TEST(TrainerObserver, AStepWithoutDetailReportsItsSamplesLossesAndUpdateOnly) {
+  CountingObserver all(kAllEvents);
+  const auto unobserved = TrainConvNet(nullptr);
+  EXPECT_TRUE(BitIdentical(TrainConvNet(&all), unobserved));
+  StepDetailObserver middle_only({false, true, false});
+  // Leaving detail out changes nothing in the training itself.
+  EXPECT_TRUE(BitIdentical(TrainConvNet(&middle_only), unobserved));
+  EXPECT_EQ(middle_only.asked, (std::vector<uint32_t>{1, 2, 3}));
+  ASSERT_EQ(middle_only.per_step.size(), 3u);
+  const CountingObserver& first = middle_only.per_step[0];
+  const CountingObserver& second = middle_only.per_step[1];
+  const CountingObserver& third = middle_only.per_step[2];
+  // Steps 1 and 3: no detail, but both samples' markers and losses and the update.
+  EXPECT_EQ(DetailEventCount(first), 0);
+  EXPECT_EQ(first.samples, 4);  // begin and end of two samples
+  EXPECT_EQ(first.losses, 2);
+  EXPECT_EQ(DetailEventCount(third), DetailEventCount(second));
+  // Step 2 carries exactly the detail one step of the fully observed run has.
+  EXPECT_EQ(DetailEventCount(second) - DetailEventCount(first), DetailEventCount(all) / 3);
+  EXPECT_EQ(second.gradient_stats, all.gradient_stats / 3);
+  EXPECT_EQ(second.update_ratios, all.update_ratios / 3);
+  EXPECT_EQ(second.memory, all.memory / 3);
+  EXPECT_EQ(second.backward_steps, all.backward_steps / 3);
+  EXPECT_GT(second.gradient_stats, 0);
+  EXPECT_EQ(third.samples, all.samples);
+  EXPECT_EQ(third.losses, all.losses);
+  EXPECT_EQ(third.optimizer_steps, 3);
+}
+
+TEST(TrainerObserver, DetailIsNotAskedForWhenNoDetailEventIsWanted) {
+  struct LossesOnly : StepDetailObserver {
+    using StepDetailObserver::StepDetailObserver;
+    uint32_t wanted_events() const override { return kEventLoss | kEventOptimizerStep; }
+  } losses_only({true, true, true});
+  TrainConvNet(&losses_only);
+  EXPECT_TRUE(losses_only.asked.empty());
+  EXPECT_EQ(losses_only.losses, 6);
+}
+
+// A gate that asks for the op events back from its `resume_at`-th call on.
+class ResumingGate : public ExecutionGate {
+ public:
+  explicit ResumingGate(int resume_at) : resume_at_(resume_at) {}
+  void BeforeBackwardStep(const BackwardStepEvent& event) override {
+    ++calls;
+    last_step = event.step;
+  }
+  bool ResumeOpEvents() override {
+    ++asked;
+    return resume && calls >= resume_at_;
+  }
+  bool resume = true;
+  int calls = 0, asked = 0;
+  uint32_t last_step = 0;
+
+ private:
+  int resume_at_;
+};
+
+TEST(TrainerObserver, AGateCanTurnTheOpEventsBackOnForTheRestOfAStepWithoutDetail) {
+  Model model = testing::ConvNet();
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.loss = LossKind::kSparseCrossEntropy;
+  options.batch_size = 2;
+  Trainer trainer;
+  ASSERT_TRUE(trainer.Init(&model, options, TrainabilityConfig()).ok());
+  const uint32_t ops = trainer.selection().num_train_layers;  // backward steps per sample
+  ASSERT_GE(ops, 3u);
+  StepDetailObserver observer({false, false});
+  ResumingGate gate(3);  // from the third backward step of the first sample
+  trainer.set_observer(&observer);
+  trainer.set_gate(&gate);
+  const DataSet data = testing::ConvNetData(4);
+  ASSERT_TRUE(trainer.TrainStep(data, 0).ok());
+  ASSERT_EQ(observer.per_step.size(), 1u);
+  const CountingObserver first = observer.per_step[0];
+  // The gate is asked while the op events are off, and not any more once they are back.
+  EXPECT_EQ(gate.asked, 3);
+  // Backward steps 2 .. ops-1 of sample 0 (begin and end), the second sample's forward pass and
+  // all its backward steps.
+  EXPECT_EQ(first.backward_steps, 2 * static_cast<int>(ops - 2 + ops));
+  EXPECT_EQ(first.forward_ops, static_cast<int>(model.graph().main().operators.size()));
+  EXPECT_EQ(first.memory + first.summaries + first.gradient_stats + first.update_ratios, 0);
+  // The next step starts without detail again: a gate that does not ask gets no op events.
+  gate.resume = false;
+  ASSERT_TRUE(trainer.TrainStep(data, 2).ok());
+  const CountingObserver second = observer.per_step[1];  // counts are cumulative
+  EXPECT_EQ(second.backward_steps, first.backward_steps);
+  EXPECT_EQ(second.forward_ops, first.forward_ops);
+  EXPECT_EQ(gate.asked, 3 + 2 * static_cast<int>(ops));
+}
+
 class GradientStatsRecorder : public TrainingObserver {
  public:
   uint32_t wanted_events() const override { return kEventGradientStats | kEventOptimizerStep; }

@@ -344,10 +344,11 @@ Status Trainer::RunOptimizer() {
   TrainingObserver* memory_observer = Wants(kEventMemory) ? observer_ : nullptr;
   arena_.Bind(t, true, &views_, memory_observer);
   const bool ratios = Wants(kEventUpdateRatio);
+  OptimizerStep step;
+  TS_RETURN_IF_ERROR(PrepareOptimizerStep(options_, optimizer_step_, &step));
   for (const ParameterBinding& binding : bindings_) {
     UpdateNorms norms;
-    Status status =
-        ApplyOptimizer(options_, optimizer_step_, binding.slice, ratios ? &norms : nullptr);
+    Status status = ApplyOptimizerStep(step, binding.slice, ratios ? &norms : nullptr);
     if (!status.ok()) return status.Prepend(TensorLabel(sg, binding.tensor));
     if (ratios) {
       observer_->OnUpdateRatio(MakeUpdateRatioEvent(optimizer_step_, binding.tensor, norms));

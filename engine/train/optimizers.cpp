@@ -281,27 +281,45 @@ Status ApplySgd(const SgdSettings& settings, uint32_t batch_size, const Paramete
   return Status::Ok();
 }
 
-Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSlice& p,
-                 UpdateNorms* norms) {
-  TS_RETURN_IF_ERROR(CheckSlice(p, true));
+namespace {
+
+// The bias corrections in double (a power of a number near 1), the update in float.
+Status AdamCorrections(const AdamSettings& settings, uint32_t step, float* correction1,
+                       float* correction2) {
   if (step == 0) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "adam: optimizer step is 0; bias correction counts steps from 1");
   }
   const double beta1 = settings.beta1;
   const double beta2 = settings.beta2;
-  const double correction1 = 1.0 - std::pow(beta1, static_cast<double>(step));
-  const double correction2 = 1.0 - std::pow(beta2, static_cast<double>(step));
-  if (!(correction1 > 0.0) || !(correction2 > 0.0)) {
+  const double c1 = 1.0 - std::pow(beta1, static_cast<double>(step));
+  const double c2 = 1.0 - std::pow(beta2, static_cast<double>(step));
+  if (!(c1 > 0.0) || !(c2 > 0.0)) {
     return Status::Error(StatusCode::kInvalidArgument,
                          "adam: beta1 %g and beta2 %g must lie in [0, 1)", beta1, beta2);
   }
-  // The bias corrections once per step in double (a power of a number near 1); the update in float.
-  UpdateSlice(p, norms,
-              AdamUpdate{settings.beta1, settings.beta2, static_cast<float>(correction1),
-                         static_cast<float>(correction2), settings.learning_rate, settings.epsilon,
-                         p.gradient, p.adam_m, p.adam_v});
+  *correction1 = static_cast<float>(c1);
+  *correction2 = static_cast<float>(c2);
   return Status::Ok();
+}
+
+Status ApplyAdamCorrected(const AdamSettings& settings, float correction1, float correction2,
+                          const ParameterSlice& p, UpdateNorms* norms) {
+  TS_RETURN_IF_ERROR(CheckSlice(p, true));
+  UpdateSlice(p, norms,
+              AdamUpdate{settings.beta1, settings.beta2, correction1, correction2,
+                         settings.learning_rate, settings.epsilon, p.gradient, p.adam_m, p.adam_v});
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSlice& p,
+                 UpdateNorms* norms) {
+  float correction1 = 1.0f, correction2 = 1.0f;
+  TS_RETURN_IF_ERROR(CheckSlice(p, true));
+  TS_RETURN_IF_ERROR(AdamCorrections(settings, step, &correction1, &correction2));
+  return ApplyAdamCorrected(settings, correction1, correction2, p, norms);
 }
 
 ParameterSlice AsOnertMicroUpdates(OptimizerKind optimizer, ParameterSlice p) {
@@ -315,18 +333,43 @@ ParameterSlice AsOnertMicroUpdates(OptimizerKind optimizer, ParameterSlice p) {
   return p;
 }
 
-Status ApplyOptimizer(const TrainingOptions& options, uint32_t step, const ParameterSlice& p,
-                      UpdateNorms* norms) {
+Status PrepareOptimizerStep(const TrainingOptions& options, uint32_t step, OptimizerStep* out) {
+  OptimizerStep prepared;
+  prepared.kind = options.optimizer;
+  prepared.batch_size = options.batch_size;
+  prepared.sgd = SgdSettings{options.learning_rate};
+  prepared.adam =
+      AdamSettings{options.learning_rate, options.beta1, options.beta2, options.epsilon};
   switch (options.optimizer) {
     case OptimizerKind::kSgd:
-      return ApplySgd(SgdSettings{options.learning_rate}, options.batch_size, p, norms);
+      if (options.batch_size == 0) {
+        return Status::Error(StatusCode::kInvalidArgument, "sgd: batch size is 0");
+      }
+      break;
     case OptimizerKind::kAdam:
-      return ApplyAdam(
-          AdamSettings{options.learning_rate, options.beta1, options.beta2, options.epsilon}, step,
-          p, norms);
+      TS_RETURN_IF_ERROR(
+          AdamCorrections(prepared.adam, step, &prepared.correction1, &prepared.correction2));
+      break;
+    default:
+      return Status::Error(StatusCode::kInvalidArgument, "optimizer kind %d is not defined",
+                           static_cast<int>(options.optimizer));
   }
-  return Status::Error(StatusCode::kInvalidArgument, "optimizer kind %d is not defined",
-                       static_cast<int>(options.optimizer));
+  *out = prepared;
+  return Status::Ok();
+}
+
+Status ApplyOptimizerStep(const OptimizerStep& step, const ParameterSlice& p, UpdateNorms* norms) {
+  if (step.kind == OptimizerKind::kAdam) {
+    return ApplyAdamCorrected(step.adam, step.correction1, step.correction2, p, norms);
+  }
+  return ApplySgd(step.sgd, step.batch_size, p, norms);
+}
+
+Status ApplyOptimizer(const TrainingOptions& options, uint32_t step, const ParameterSlice& p,
+                      UpdateNorms* norms) {
+  OptimizerStep prepared;
+  TS_RETURN_IF_ERROR(PrepareOptimizerStep(options, step, &prepared));
+  return ApplyOptimizerStep(prepared, p, norms);
 }
 
 UpdateRatioEvent MakeUpdateRatioEvent(uint32_t optimizer_step, int32_t tensor,

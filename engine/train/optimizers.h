@@ -78,7 +78,22 @@ Status ApplyAdam(const AdamSettings& settings, uint32_t step, const ParameterSli
 // UP_1_2_PART) are returned as they are. The norms of the result cover only what it updates.
 ParameterSlice AsOnertMicroUpdates(OptimizerKind optimizer, ParameterSlice p);
 
-// Dispatches on options.optimizer with its learning rate, betas, epsilon and batch size.
+// One optimizer step's settings for every tensor it updates: options.optimizer with its learning
+// rate, betas, epsilon and batch size, and Adam's bias corrections for the step, computed once
+// (two powers in double: about 13,000 instructions on a Cortex-M4F, which has no double unit).
+struct OptimizerStep {
+  OptimizerKind kind = OptimizerKind::kSgd;
+  uint32_t batch_size = 1;
+  SgdSettings sgd;
+  AdamSettings adam;
+  float correction1 = 1.0f;  // 1 - beta1^t
+  float correction2 = 1.0f;  // 1 - beta2^t
+};
+// Fails for a step of 0 with Adam, betas outside [0, 1), a batch size of 0 or an unknown kind.
+Status PrepareOptimizerStep(const TrainingOptions& options, uint32_t step, OptimizerStep* out);
+Status ApplyOptimizerStep(const OptimizerStep& step, const ParameterSlice& p, UpdateNorms* norms);
+
+// PrepareOptimizerStep and ApplyOptimizerStep for a single tensor.
 Status ApplyOptimizer(const TrainingOptions& options, uint32_t step, const ParameterSlice& p,
                       UpdateNorms* norms);
 

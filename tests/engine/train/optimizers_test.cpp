@@ -348,11 +348,58 @@ TEST(UpdateNorms, ChunksWithoutAnUpdateCountOnlyTheirWeights) {
     weight_squared += static_cast<double>(before[i]) * before[i];
     const double applied = static_cast<double>(before[i]) - w[i];
     update_squared += applied * applied;
-    if (g[i] == 0.0f) EXPECT_EQ(w[i], before[i]);
+    if (g[i] == 0.0f) {
+      EXPECT_EQ(w[i], before[i]);
+    }
   }
   ASSERT_GT(update_squared, 0.0);
   EXPECT_NEAR(norms.weight_norm, std::sqrt(weight_squared), std::sqrt(weight_squared) * 4e-6);
   EXPECT_NEAR(norms.update_norm, std::sqrt(update_squared), std::sqrt(update_squared) * 4e-6);
+}
+
+// A step prepared once and applied to every tensor updates each exactly as a tensor-by-tensor
+// update does: the same bits, over steps whose bias corrections differ.
+TEST(OptimizerStep, PreparedOnceGivesEveryTensorTheSameBitsAsItsOwnUpdate) {
+  for (OptimizerKind kind : {OptimizerKind::kSgd, OptimizerKind::kAdam}) {
+    TrainingOptions options;
+    options.optimizer = kind;
+    options.learning_rate = 0.01f;
+    options.beta2 = 0.999f;
+    options.batch_size = 3;
+    const std::vector<float> g = {0.5f, -0.25f, 3.0f, 1e-4f};
+    std::vector<float> w1 = {1, 2, 3, 4}, m1(4), v1(4);
+    std::vector<float> w2 = w1, m2(4), v2(4);
+    for (uint32_t t = 1; t <= 5; ++t) {
+      OptimizerStep step;
+      ASSERT_TRUE(PrepareOptimizerStep(options, t, &step).ok());
+      ASSERT_TRUE(ApplyOptimizerStep(step, WholeTensor(&w1, g, &m1, &v1), nullptr).ok());
+      const Status own = kind == OptimizerKind::kAdam
+                             ? ApplyAdam(AdamSettings{options.learning_rate, options.beta1,
+                                                      options.beta2, options.epsilon},
+                                         t, WholeTensor(&w2, g, &m2, &v2), nullptr)
+                             : ApplySgd(SgdSettings{options.learning_rate}, options.batch_size,
+                                        WholeTensor(&w2, g), nullptr);
+      ASSERT_TRUE(own.ok());
+      EXPECT_EQ(w1, w2) << "step " << t;
+    }
+    EXPECT_NE(w1, (std::vector<float>{1, 2, 3, 4}));
+  }
+}
+
+TEST(OptimizerStep, RefusesWhatNoUpdateCouldUse) {
+  TrainingOptions options;
+  OptimizerStep step;
+  options.optimizer = OptimizerKind::kAdam;
+  EXPECT_EQ(PrepareOptimizerStep(options, 0, &step).code(), StatusCode::kInvalidArgument);
+  options.beta1 = 1.0f;
+  EXPECT_EQ(PrepareOptimizerStep(options, 1, &step).code(), StatusCode::kInvalidArgument);
+  options = TrainingOptions();
+  options.optimizer = OptimizerKind::kSgd;
+  options.batch_size = 0;
+  EXPECT_EQ(PrepareOptimizerStep(options, 1, &step).code(), StatusCode::kInvalidArgument);
+  options.batch_size = 1;
+  options.optimizer = static_cast<OptimizerKind>(7);
+  EXPECT_EQ(PrepareOptimizerStep(options, 1, &step).code(), StatusCode::kInvalidArgument);
 }
 
 TEST(OptimizerErrors, BadSlicesAreRefusedWithoutTouchingWeights) {

@@ -241,10 +241,66 @@ TEST(SessionStore, BackwardProgressTracksTheCurrentAndFinishedOps) {
   EXPECT_EQ(snapshot->ops[2].backward_ns, 99u);
   EXPECT_TRUE(snapshot->ops[0].is_last_layer);
 
+  // The next sample's picture starts with its first op, not with its begin: a sample reported
+  // without per-op detail leaves this one on screen.
   EventBatch next_sample;
   next_sample.add(SampleEvent{2, 7, 2, true});
   store.append(next_sample);
+  EXPECT_EQ(store.snapshot()->progress.sample, 2u);
+  EXPECT_EQ(store.snapshot()->progress.done_ops, (std::vector<uint32_t>{2, 1}));
+  EventBatch first_op;
+  first_op.add(ForwardOpEvent{0, op::kFullyConnected, 10});
+  store.append(first_op);
   EXPECT_TRUE(store.snapshot()->progress.done_ops.empty());
+  EXPECT_EQ(store.snapshot()->progress.forward_ops_done, 1u);
+}
+
+// Steps at full speed come with or without their per-op detail (the local engine's DetailBudget,
+// a thinned recording): the memory picture and the op progress stay those of the last step that
+// had them, and op events alone (detail turned on half way through a step) do not blank memory.
+TEST(SessionStore, AStepWithoutDetailKeepsTheLastDetailedPicture) {
+  SessionStore store;
+  EventBatch detailed;
+  detailed.add(SampleEvent{1, 1, 0, true});
+  detailed.add(Alloc(0, 0, MemoryCategory::kInput, 300));
+  detailed.add(BackwardStepEvent{0, 1, op::kFullyConnected, true, TrainRank::kAll, false, true, 0});
+  detailed.add(
+      BackwardStepEvent{0, 1, op::kFullyConnected, true, TrainRank::kAll, false, false, 5});
+  detailed.add(Free(1, 0, MemoryCategory::kInput, 300));
+  detailed.add(SampleEvent{1, 1, 0, false});
+  detailed.add(OptimizerStepEvent{1, 1, 1});
+  store.append(detailed);
+  ASSERT_EQ(store.snapshot()->memory->peakBytes(), 300u);
+
+  EventBatch plain;  // step 2: markers, loss and update only
+  plain.add(SampleEvent{1, 2, 0, true});
+  plain.add(LossEvent{2, 0, 0.5f});
+  plain.add(SampleEvent{1, 2, 0, false});
+  plain.add(OptimizerStepEvent{1, 2, 1});
+  store.append(plain);
+  std::shared_ptr<const SessionSnapshot> snapshot = store.snapshot();
+  EXPECT_EQ(snapshot->progress.last_optimizer_step, 2u);
+  EXPECT_EQ(snapshot->memory->peakBytes(), 300u);
+  EXPECT_EQ(snapshot->memory->events().size(), 2u);
+  EXPECT_EQ(snapshot->progress.done_ops, std::vector<uint32_t>{1});
+
+  EventBatch ops_only;  // step 3: a pause turned the op events on half way
+  ops_only.add(SampleEvent{1, 3, 0, true});
+  ops_only.add(BackwardStepEvent{1, 0, op::kRelu, false, TrainRank::kAll, true, true, 0});
+  ops_only.add(BackwardStepEvent{1, 0, op::kRelu, false, TrainRank::kAll, true, false, 7});
+  store.append(ops_only);
+  snapshot = store.snapshot();
+  EXPECT_EQ(snapshot->progress.done_ops, std::vector<uint32_t>{0});
+  EXPECT_EQ(snapshot->memory->peakBytes(), 300u) << "op events alone leave the memory picture";
+
+  EventBatch next_detailed;  // step 4: a new memory picture
+  next_detailed.add(SampleEvent{1, 4, 0, true});
+  next_detailed.add(Alloc(0, 0, MemoryCategory::kInput, 120));
+  store.append(next_detailed);
+  snapshot = store.snapshot();
+  EXPECT_EQ(snapshot->memory->events().size(), 1u);
+  EXPECT_EQ(snapshot->memory->currentBytes(), 120u);
+  EXPECT_EQ(snapshot->previous_step_peak_bytes, 300u);
 }
 
 TEST(SessionStore, NanAndInfAreCountedAndLocated) {

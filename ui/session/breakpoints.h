@@ -50,6 +50,9 @@ struct BreakpointSet {
   GradientMeasure gradient_measure = GradientMeasure::kL2Norm;
 
   bool empty() const { return ops.empty() && !nan_inf && !budget_enabled && !gradient_enabled; }
+  // Whether a breakpoint reads gradient statistics or memory summaries, which only optimizer
+  // steps with per-op detail carry (TrainingObserver::WantsDetail): every step must then have it.
+  bool watchesEveryStep() const { return nan_inf || budget_enabled || gradient_enabled; }
   bool hasOp(uint32_t op) const { return ops.count(op) > 0; }
   void toggleOp(uint32_t op);
 

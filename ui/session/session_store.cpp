@@ -31,6 +31,10 @@ struct SessionStore::State {
   uint64_t previous_step_peak = 0;
   uint32_t previous_step_last_tick = 0;
   uint64_t run_peak = 0;
+  // A sample or step began: its per-op picture replaces the last one with its first per-op
+  // event, so a step reported without detail leaves the last detailed one on screen.
+  bool sample_picture_pending = false;
+  bool step_picture_pending = false;
   std::shared_ptr<GradientMatrix> gradients;
   std::map<int32_t, TensorGradient> tensors;
   uint32_t latest_gradient_step = 0;
@@ -153,13 +157,26 @@ void SessionStore::onSample(const SampleEvent& event) {
   progress.in_sample = event.begin;
   if (!event.begin) return;
   ++progress.samples_started;
-  progress.phase = Phase::kForward;
-  progress.forward_ops_done = 0;
-  progress.has_backward_step = false;
-  progress.backward_step_running = false;
-  progress.done_ops.clear();
+  state_->sample_picture_pending = true;
   // The memory picture spans the optimizer step: a later sample adds to the first one's.
-  if (event.sample == 0) startNewTrainStep();
+  if (event.sample == 0) state_->step_picture_pending = true;
+}
+
+void SessionStore::beginPendingPictures(bool memory_event) {
+  if (state_->sample_picture_pending) {
+    state_->sample_picture_pending = false;
+    BackwardProgress& progress = state_->progress;
+    progress.phase = Phase::kForward;
+    progress.forward_ops_done = 0;
+    progress.has_backward_step = false;
+    progress.backward_step_running = false;
+    progress.done_ops.clear();
+  }
+  // Op events alone (a step whose detail was turned on half way) leave the memory picture.
+  if (memory_event && state_->step_picture_pending) {
+    state_->step_picture_pending = false;
+    startNewTrainStep();
+  }
 }
 
 void SessionStore::onOptimizerStep(const OptimizerStepEvent& event) {
@@ -170,6 +187,7 @@ void SessionStore::onOptimizerStep(const OptimizerStepEvent& event) {
 }
 
 void SessionStore::onForwardOp(const ForwardOpEvent& event) {
+  beginPendingPictures(/*memory_event=*/false);
   BackwardProgress& progress = state_->progress;
   progress.phase = Phase::kForward;
   ++progress.forward_ops_done;
@@ -180,6 +198,7 @@ void SessionStore::onForwardOp(const ForwardOpEvent& event) {
 }
 
 void SessionStore::onBackwardStep(const BackwardStepEvent& event) {
+  beginPendingPictures(/*memory_event=*/false);
   BackwardProgress& progress = state_->progress;
   progress.phase = Phase::kBackward;
   progress.has_backward_step = true;
@@ -215,6 +234,7 @@ void SessionStore::followTick(uint32_t tick) {
 }
 
 void SessionStore::onMemory(const MemoryEvent& event) {
+  beginPendingPictures(/*memory_event=*/true);
   followTick(event.tick);
   LiveMemoryTimeline& timeline = memory();
   timeline.add(event);
@@ -222,6 +242,7 @@ void SessionStore::onMemory(const MemoryEvent& event) {
 }
 
 void SessionStore::onMemorySummary(const MemorySummaryEvent& event) {
+  beginPendingPictures(/*memory_event=*/true);
   followTick(event.tick);
   memory().add(event);
   state_->run_peak = std::max(state_->run_peak, event.peak_bytes);

@@ -9,6 +9,10 @@
 // merges old columns, the memory timeline keeps the latest train step only, messages keep the
 // latest ones. What a bound discards is counted, never silently lost.
 //
+// A step may come without its per-op detail (a source thinning detail at full speed, a thinned
+// recording): the op progress and the memory picture then stay those of the last step that had
+// it, since a new sample's picture starts with its first per-op event, not with its begin.
+//
 //   auto store = std::make_shared<SessionStore>();
 //   std::thread producer([&] { store->append(MakeBatch()); });       // any thread
 //   std::shared_ptr<const SessionSnapshot> now = store->snapshot();      // GUI thread
@@ -68,6 +72,9 @@ class SessionStore {
   void onMetric(const MetricEvent& event);
   void onMessage(const StatusMessage& message);
   void startNewTrainStep();
+  // A sample's op progress starts with its first per-op event, a step's memory picture with its
+  // first memory event, not with their begin.
+  void beginPendingPictures(bool memory_event);
   void followTick(uint32_t tick);
   OpActivity* opActivity(uint32_t op_index);
   LiveMemoryTimeline& memory();

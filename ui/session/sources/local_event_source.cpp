@@ -3,6 +3,9 @@
 
 #include <QElapsedTimer>
 
+#include "engine/core/clock.h"
+#include "engine/core/detail_budget.h"
+
 #if defined(__linux__)
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -29,9 +32,42 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
                     .arg(event.op_index)
                     .arg(sample_)
                     .arg(optimizer_step_);
-    const std::optional<BreakpointHit> hit = owner_->checkBreakpoints(
-        [&event](BreakpointMonitor& monitor) { return monitor.beforeBackwardStep(event); });
+    bool attention = false;
+    const std::optional<BreakpointHit> hit =
+        owner_->checkBreakpoints([&](BreakpointMonitor& monitor) {
+          attention = !detailed_ && owner_->needsBoundaryLocked();
+          return monitor.beforeBackwardStep(event);
+        });
+    // A step without detail reports no backward steps, so nothing would stop after one: a pause,
+    // a step command or a tensor read that arrives during it turns the op events back on
+    // (ResumeOpEvents), and is served after this op as in any step.
+    if (attention || hit) detailed_ = true;
     if (hit) owner_->breakAt(*hit);
+  }
+  bool ResumeOpEvents() override { return detailed_; }
+  // Another trainer: its steps cost something else, so the budget times them afresh; a new run
+  // (restart) is told about thinning again.
+  void RestartDetailBudget(bool new_run) {
+    budget_.Reset();
+    if (new_run) told_about_detail_ = false;
+  }
+  bool WantsDetail(uint32_t optimizer_step) override {
+    const bool free_running = owner_->freeRunning();
+    detailed_ = !free_running || budget_.Take(MonotonicNowNs());
+    step_started_ = free_running;
+    if (!detailed_ && !told_about_detail_) {
+      told_about_detail_ = true;
+      AddMessage(MessageLevel::kInfo,
+                 QStringLiteral("training runs faster than the views follow: from optimizer step "
+                                "%1 on, per-op detail (op times, memory, gradient statistics, "
+                                "update ratios) is reported for at most %2 steps a second and %3 "
+                                "% of the training time; stepping, a Speed or a gradient or memory "
+                                "breakpoint brings it back for every step")
+                     .arg(optimizer_step)
+                     .arg(budget_.steps_per_second())
+                     .arg(budget_.time_share() * 100.0));
+    }
+    return detailed_;
   }
   void OnSample(const SampleEvent& event) override {
     Add(event);
@@ -45,6 +81,7 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
     if (!event.begin) owner_->reachBoundary(Boundary::kSample);
   }
   void OnOptimizerStep(const OptimizerStepEvent& event) override {
+    if (step_started_) budget_.EndStep(MonotonicNowNs());
     Add(event);
     position_ = QStringLiteral("after optimizer step %1").arg(event.optimizer_step);
     owner_->reachBoundary(Boundary::kBatch);
@@ -103,6 +140,10 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   }
 
   LocalEventSource* owner_;
+  DetailBudget budget_;        // which free-running steps carry per-op detail
+  bool detailed_ = true;       // the step being run carries it
+  bool step_started_ = false;  // the budget is timing the step being run
+  bool told_about_detail_ = false;
   EventBatch batch_;
   QElapsedTimer since_publish_;
   QString position_;
@@ -186,6 +227,7 @@ Status LocalEventSource::restart() {
   // The recording of the run that ended stays as it was; the restarted run is a new session.
   setRecorder(nullptr);
   store()->clear();
+  bridge_->RestartDetailBudget(/*new_run=*/true);
   for (const std::string& warning : trainer_->warnings()) {
     bridge_->AddMessage(MessageLevel::kWarning, QString::fromStdString(warning));
   }
@@ -374,6 +416,17 @@ QString LocalEventSource::lastBreakpointReason() const {
   return last_hit_reason_;
 }
 
+bool LocalEventSource::freeRunning() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_ && pause_at_ == Boundary::kNone && !stop_requested_ && stepsPerSecond() <= 0.0 &&
+         !monitor_.breakpoints().watchesEveryStep();
+}
+
+bool LocalEventSource::needsBoundaryLocked() const {
+  return !running_ || stop_requested_ || pause_at_ == Boundary::kBackwardOp ||
+         pending_read_.has_value();
+}
+
 bool LocalEventSource::reachBoundary(Boundary boundary) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stop_requested_) return false;
@@ -442,6 +495,7 @@ Status LocalEventSource::applyPendingTrainability() {
   rebuilt->set_gate(bridge_.get());
   trainer_ = std::move(rebuilt);
   setup_.trainability = config;
+  bridge_->RestartDetailBudget(/*new_run=*/false);
   announceTrainability();
   const MemorySummary& memory = trainer_->memory();
   bridge_->AddMessage(MessageLevel::kInfo,

@@ -23,6 +23,14 @@
 // next boundary or right away while paused, on the calling thread while no worker runs. Either
 // way the answer is a snapshot copied out of the trainer, emitted as tensorValuesReady().
 //
+// Detail: training at full speed, a step carries its per-op detail (op times, memory, gradient
+// statistics, update ratios) only as a DetailBudget allows (engine/core/detail_budget.h: 100 steps
+// a second, 5 % of the training time); every step still reports its samples, losses and update,
+// and a message says when thinning starts. A pause, a step command, a pace or a breakpoint on
+// gradients or memory makes every step detailed again. In a step without detail no boundary
+// after a backward step is reported, so a pause, a step-op command or a tensor read that arrives
+// during one is served at the gate before the next backward op, which it then names.
+//
 // Pace (setStepsPerSecond): 0 trains at full speed; otherwise the worker waits between optimizer
 // steps, and at slow rates (kWatchRate and below) each backward step takes its share of the
 // interval, so the graph's highlight walks through the ops. Pause and stop cut a wait short.
@@ -136,6 +144,11 @@ class LocalEventSource : public EventSource {
   void run();
   // Called on the worker thread at a boundary; blocks while paused. False: stop requested.
   bool reachBoundary(Boundary boundary);
+  // Training at full speed with nothing that needs every step's detail: no pause or step
+  // pending, no pace, no breakpoint on gradients or memory (worker thread, takes mutex_).
+  bool freeRunning() const;
+  // With mutex_ held: a pause, a step-op command, a stop or a tensor read waits for a boundary.
+  bool needsBoundaryLocked() const;
   // Worker thread: pauses with the hit's reason. False: stop requested.
   bool breakAt(const BreakpointHit& hit);
   // Publishes, reports the pause and waits for a command; `lock` holds mutex_ on entry and exit.

@@ -58,7 +58,8 @@ bool WriteLstmWithDenseHead(const QString& path) {
   in[0] = b.AddTensor("x", {1, 3, 2});
   for (int gate = 0; gate < 4; ++gate) {
     const std::string g = std::to_string(gate);
-    in[1 + gate] = b.AddConstant("w" + g, {4, 2}, std::vector<float>(8, 0.1f * (gate + 1)));
+    const float scale = 0.1f * static_cast<float>(gate + 1);
+    in[1 + gate] = b.AddConstant("w" + g, {4, 2}, std::vector<float>(8, scale));
     in[5 + gate] = b.AddConstant("r" + g, {4, 4}, std::vector<float>(16, -0.05f));
     in[12 + gate] = b.AddConstant("b" + g, {4}, std::vector<float>(4, 0.0f));
   }

@@ -52,7 +52,7 @@ class FirmwareLayer final : public BoardLayer {
 };
 
 uint64_t NowNs() {
-  return BoardNowUs() * 1000u;
+  return BoardNowNs();
 }
 
 TrainingBoard* running_board = nullptr;

@@ -117,6 +117,8 @@ case "$link" in
   pty) serial0="pty" ;;
   null) serial0="null" ;;
 esac
+# Created here, not by the background job's redirection: the loop below reads it at once.
+: > "$work/qemu.out"
 qemu-system-arm -M "$board" -display none -monitor none "${qemu_time[@]}" \
   -serial "$serial0" -serial "file:$log" -kernel "$work/firmware.elf" \
   > "$work/qemu.out" 2>&1 &

@@ -24,9 +24,9 @@
 # a nanosecond, within one count).
 #
 # Every count is a difference of two timer reads. On netduinoplus2 (the default) QEMU's TIM2
-# counts nanoseconds: exact to the instruction. On mps2-an386 the timer counts 40 ns, and each
-# number is within 40 instructions per interval. The clock call itself (the setup's clock=C) is
-# subtracted from every interval that brackets code, once per read pair.
+# counts nanoseconds: exact to the instruction. On mps2-an386 the timer counts 40 ns: a read is
+# within 40 instructions, an interval less the clock call within 80. The clock call itself (the
+# setup's clock=C) is subtracted from every interval that brackets code, once per read pair.
 #
 # Exit status 0; 1 when the firmware failed or a check did not hold; 2 for a usage error or a
 # missing tool.

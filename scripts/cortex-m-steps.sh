@@ -161,8 +161,9 @@ if [ "$events" = 1 ]; then
   wait "$board_pid" || status=$?
   board_pid=""
   [ "$status" = 0 ] || { explain_failure "$work/attached.log" "$work/attached.err"; fail "the step-counting firmware failed on TCP"; }
-  grep -q '"frames_bad": 0,' "$work/attach.json" && grep -q '"frames_dropped": 0,' "$work/attach.json" ||
+  if ! grep -q '"frames_bad": 0,' "$work/attach.json" || ! grep -q '"frames_dropped": 0,' "$work/attach.json"; then
     fail "the link lost frames: $(tr -d '\n ' < "$work/attach.json")"
+  fi
   "$cli" trace dump "$work/board.tstrace" --json > "$work/dump.jsonl" 2> /dev/null
   "$cli" trace dump "$work/board.tstrace" > "$work/dump.txt" 2> /dev/null
   # Event durations, summed over each step's samples, against the timed phase's: backward from

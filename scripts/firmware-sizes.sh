@@ -16,7 +16,7 @@ awk '
     return value
   }
   function part(file) {
-    if (file ~ /firmware_common\.a\((firmware_main|ram_usage|startup|syscalls)\./) return "board layer"
+    if (file ~ /firmware_common\.a\((ram_usage|startup|step_count|syscalls)\./) return "board layer"
     if (file ~ /firmware_common\.a\(/) return "embedded run (model, data)"
     if (file ~ /libtrainscope_(model|kernels|plan|memory|train|exec|core)/ || file ~ /\/engine\//) return "engine"
     if (file ~ /libtrainscope_(agent|protocol)/) return "agent + protocol"

@@ -27,6 +27,7 @@
 #include "tests/cli/cli_test_util.h"
 #include "tests/cli/generated_runs.h"
 #include "tests/firmware/qemu_board_process.h"
+#include "tests/firmware/skip_without_qemu.h"
 
 namespace trainscope {
 namespace {
@@ -38,17 +39,6 @@ using testing::FileHashHex;
 using testing::QemuBoard;
 using testing::RunCli;
 using testing::TempPath;
-
-#define SKIP_WITHOUT_QEMU()                                                                       \
-  do {                                                                                            \
-    const QString missing = testing::MissingQemuTool();                                           \
-    if (!missing.isEmpty()) {                                                                     \
-      if (testing::QemuRequired()) {                                                              \
-        FAIL() << qPrintable(missing) << " is missing and TRAINSCOPE_REQUIRE_QEMU is set";        \
-      }                                                                                           \
-      GTEST_SKIP() << qPrintable(missing) << " is missing (scripts/install-deps.sh installs it)"; \
-    }                                                                                             \
-  } while (false)
 
 QList<QJsonObject> JsonLines(const QString& text) {
   QList<QJsonObject> lines;

@@ -4,6 +4,11 @@
 // TrainingBoard whose board layer is this board's UARTs, timer and RAM measurement. Running out
 // of memory is reported to the desktop (an error LOG and the DEVICE_MEMORY at that moment) and
 // the board then keeps answering commands, instead of aborting silently.
+//
+// Built with TRAINSCOPE_FIRMWARE_COUNTED_STEPS > 0 it is the step-counting firmware instead
+// (step_count.h): it counts the instructions of that many optimizer steps in the phase QEMU's
+// semihosting command line names, prints them and stops QEMU; any failure stops QEMU too, with a
+// "count: error" line.
 #include <cstdio>
 #include <new>
 #include <utility>
@@ -12,14 +17,22 @@
 #include "app/firmware/common/board_support.h"
 #include "app/firmware/common/embedded_run.h"
 #include "app/firmware/common/ram_usage.h"
+#include "app/firmware/common/step_count.h"
 #include "engine/core/clock.h"
 #include "engine/exec/trainer.h"
 #include "engine/model/model.h"
 #include "serial/board/board_layer.h"
 #include "serial/board/training_board.h"
 
+#ifndef TRAINSCOPE_FIRMWARE_COUNTED_STEPS
+#define TRAINSCOPE_FIRMWARE_COUNTED_STEPS 0
+#endif
+
 namespace trainscope::firmware {
 namespace {
+
+constexpr uint32_t kCountedSteps = TRAINSCOPE_FIRMWARE_COUNTED_STEPS;
+static_assert(kCountedSteps <= kMaxCountedSteps, "TRAINSCOPE_FIRMWARE_COUNTED_STEPS is too large");
 
 // How long Read keeps collecting once bytes flow: QEMU (and a UART) hands over one byte at a time.
 constexpr uint64_t kInterByteWaitUs = 200;
@@ -42,6 +55,7 @@ class FirmwareLayer final : public BoardLayer {
   size_t Write(const uint8_t* data, size_t size) override {
     size_t written = 0;
     while (written < size && LinkWriteByte(data[written])) ++written;
+    if (kCountedSteps > 0) CountLinkBytes(written);
     return written;
   }
   uint32_t NowMs() const override { return static_cast<uint32_t>(BoardNowUs() / 1000u); }
@@ -52,7 +66,7 @@ class FirmwareLayer final : public BoardLayer {
 };
 
 uint64_t NowNs() {
-  return BoardNowUs() * 1000u;
+  return BoardNowNs();
 }
 
 TrainingBoard* running_board = nullptr;
@@ -63,6 +77,7 @@ void OnOutOfMemory() {
   char text[120];
   std::snprintf(text, sizeof text, "out of memory: the heap reached the stack (%lu bytes free)",
                 static_cast<unsigned long>(HeapFreeBytes()));
+  if (kCountedSteps > 0) CountingFailed(text);
   if (running_board == nullptr || reporting) {
     std::fputs(text, stderr);
     std::fputs("\n", stderr);
@@ -95,6 +110,7 @@ TrainabilityConfig EmbeddedTrainability(const EmbeddedRun& run) {
 
 [[noreturn]] void Stop(const char* what, const Status& status) {
   std::fprintf(stderr, "firmware: %s: %s\n", what, status.message());
+  if (kCountedSteps > 0) CountingFailed(status.message());
   for (;;) {
   }
 }
@@ -108,7 +124,7 @@ TrainabilityConfig EmbeddedTrainability(const EmbeddedRun& run) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::setvbuf(stderr, nullptr, _IONBF, 0);
   std::set_new_handler(&OnOutOfMemory);
-  SetMonotonicClock(&NowNs);
+  SetMonotonicClock(kCountedSteps > 0 ? &CountingNowNs : &NowNs);
   std::fprintf(stderr, "%s: %s\n", kBoardName, kEmbeddedRun.description);
 
   const EmbeddedRun& run = kEmbeddedRun;
@@ -116,6 +132,15 @@ TrainabilityConfig EmbeddedTrainability(const EmbeddedRun& run) {
   Status status =
       Model::FromBytes(std::vector<uint8_t>(run.model, run.model + run.model_bytes), &model);
   if (!status.ok()) Stop("the embedded model", status);
+
+  DataSet counted_data;
+  if (kCountedSteps > 0) {
+    counted_data = EmbeddedDataSet(run);
+    // Returns only for the board phase.
+    status =
+        StartCounting(&model, counted_data, run.options, EmbeddedTrainability(run), kCountedSteps);
+    if (!status.ok()) Stop("counting", status);
+  }
 
   TrainingBoardOptions options;
   options.training = run.options;
@@ -129,9 +154,18 @@ TrainabilityConfig EmbeddedTrainability(const EmbeddedRun& run) {
   TrainingBoard board(&model, DataSet{}, options, &layer);
   running_board = &board;
   status = board.Start();
-  if (!status.ok()) board.HaltWithError(status.message());
-  board.set_data(EmbeddedDataSet(run));
+  if (!status.ok()) {
+    if (kCountedSteps > 0) Stop("the board", status);
+    board.HaltWithError(status.message());
+  }
+  board.set_data(kCountedSteps > 0 ? std::move(counted_data) : EmbeddedDataSet(run));
+  if (kCountedSteps > 0) CountBoardSteps();
   status = board.Run();  // trains, then serves commands; returns only with exit_when_done
+  if (kCountedSteps > 0) {
+    Stop("the board", status.ok() ? Status::Error(StatusCode::kInvalidArgument,
+                                                  "training ended before the last counted step")
+                                  : status);
+  }
   board.HaltWithError(status.message());
 }
 

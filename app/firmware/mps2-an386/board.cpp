@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Arm's MPS2 AN386 (Cortex-M4) as QEMU models it: CMSDK APB UART0 (0x40004000) carries the link,
-// UART1 (0x40005000) the log, and CMSDK APB timer 0 (0x40000000, 25 MHz) counts down from
-// 0xFFFFFFFF as the clock. QEMU does not pace the UARTs at their baud rate; under -icount the
-// timer runs on instruction-counted time.
+// UART1 (0x40005000) the log, and CMSDK APB timer 0 (0x40000000, 25 MHz: 40 ns a count) counts
+// down from 0xFFFFFFFF as the clock. QEMU does not pace the UARTs at their baud rate; under
+// -icount the timer runs on instruction-counted time. (SysTick and the dual timer run from the
+// same 25 MHz clock in QEMU, so none resolves finer than 40 ns.)
 #include <cstddef>
 #include <cstdint>
 
@@ -29,7 +30,7 @@ struct CmsdkTimer {
 constexpr uint32_t kTxFull = 1u << 0;
 constexpr uint32_t kRxFull = 1u << 1;
 constexpr uint32_t kClockHz = 25000000;
-constexpr uint32_t kTicksPerUs = kClockHz / 1000000;
+constexpr uint32_t kNsPerTick = 1000000000u / kClockHz;
 
 CmsdkUart& LinkUart() {
   return *reinterpret_cast<CmsdkUart*>(0x40004000u);
@@ -53,6 +54,7 @@ uint64_t elapsed_ticks = 0;
 
 const char kBoardName[] = "trainscope-fw mps2-an386";
 const bool kEmulatedTime = true;
+const uint32_t kClockResolutionNs = kNsPerTick;
 
 void BoardInit() {
   StartUart(LinkUart());
@@ -83,11 +85,11 @@ void LogWrite(const char* data, size_t size) {
   }
 }
 
-uint64_t BoardNowUs() {
-  const uint32_t value = Timer().value;  // counts down
+uint64_t BoardNowNs() {
+  const uint32_t value = Timer().value;  // counts down; wraps every 171 s
   elapsed_ticks += last_value - value;   // modulo 2^32: one wrap between two reads is fine
   last_value = value;
-  return elapsed_ticks / kTicksPerUs;
+  return elapsed_ticks * kNsPerTick;
 }
 
 }  // namespace trainscope::firmware

@@ -30,7 +30,10 @@ struct GeneralTimer {
 
 constexpr uint32_t kRxNotEmpty = 1u << 5;
 constexpr uint32_t kTxEmpty = 1u << 7;
-constexpr uint32_t kTimerInputHz = 1000000000;  // QEMU's TIM2 clock
+constexpr uint32_t kCountHz = 1000000000;  // QEMU's TIM2 clock, no prescaler
+constexpr uint32_t kPrescaler = 0;
+constexpr uint32_t kNsPerCount = 1000000000u / kCountHz;
+static_assert(1000000000u % kCountHz == 0, "a count must be a whole number of nanoseconds");
 
 Usart& LinkUsart() {
   return *reinterpret_cast<Usart*>(0x40011000u);
@@ -48,18 +51,19 @@ void StartUsart(Usart& usart) {
 }
 
 uint32_t last_count = 0;
-uint64_t elapsed_us = 0;
+uint64_t elapsed_counts = 0;
 
 }  // namespace
 
 const char kBoardName[] = "trainscope-fw netduinoplus2";
 const bool kEmulatedTime = true;
+const uint32_t kClockResolutionNs = kNsPerCount;
 
 void BoardInit() {
   StartUsart(LinkUsart());
   StartUsart(LogUsart());
   Timer().cr1 = 0;
-  Timer().psc = kTimerInputHz / 1000000 - 1;  // 1 MHz: one count per microsecond
+  Timer().psc = kPrescaler;
   Timer().arr = 0xFFFFFFFFu;
   Timer().egr = 1;  // load the prescaler now
   Timer().cr1 = 1;
@@ -86,11 +90,11 @@ void LogWrite(const char* data, size_t size) {
   }
 }
 
-uint64_t BoardNowUs() {
+uint64_t BoardNowNs() {
   const uint32_t count = Timer().cnt;
-  elapsed_us += count - last_count;  // modulo 2^32
+  elapsed_counts += count - last_count;  // modulo 2^32: one wrap between two reads is fine
   last_count = count;
-  return elapsed_us;
+  return elapsed_counts * kNsPerCount;
 }
 
 }  // namespace trainscope::firmware

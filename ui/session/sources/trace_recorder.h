@@ -21,7 +21,9 @@
 // memory, gradient statistics, update ratios) is written for at most setDetailRate() optimizer
 // steps per second (a token bucket with one second of burst); beyond it a step keeps only its
 // samples, loss, optimizer step, metric and messages. The file says so: a LOG record when the
-// first step is thinned, and on close() one with how many steps and events were left out.
+// first step is thinned, and on close() one with how many steps and events were left out. The
+// default rate is the local engine's own (kDefaultDetailStepsPerSecond): it already leaves the
+// detail of steps beyond it out, so what thins here is a board's fast stream.
 // Thread-safe (the local source records from its worker thread). The announced operators carry
 // the session's trainability; a change that takes effect during the run (trainabilityApplied) is
 // announced again at that point, as a board does after SET_TRAINABILITY.
@@ -42,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/detail_budget.h"
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
 #include "engine/model/graph.h"
@@ -56,8 +59,6 @@ class Agent;
 // 256 MiB per recording: a laptop disk holds many, and at the default detail rate the bundled
 // demo fills it in about ten minutes.
 inline constexpr uint64_t kDefaultMaxRecordingBytes = uint64_t{256} << 20;
-// Optimizer steps per second recorded with every event.
-inline constexpr double kDefaultDetailedStepsPerSecond = 100.0;
 
 class TraceRecorder final : public BatchRecorder {
  public:
@@ -136,8 +137,8 @@ class TraceRecorder final : public BatchRecorder {
   bool opened_ = false;
   bool closed_ = false;
   bool capped_ = false;
-  double detail_rate_ = kDefaultDetailedStepsPerSecond;
-  double detail_tokens_ = kDefaultDetailedStepsPerSecond;
+  double detail_rate_ = kDefaultDetailStepsPerSecond;
+  double detail_tokens_ = kDefaultDetailStepsPerSecond;
   std::chrono::steady_clock::time_point detail_refilled_ = std::chrono::steady_clock::now();
   bool detailed_ = true;  // the step being recorded keeps its per-event detail
   uint64_t thinned_steps_ = 0;

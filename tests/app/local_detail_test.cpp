@@ -156,6 +156,18 @@ TEST_F(LocalDetailTest, ABreakpointOnGradientsGivesEveryStepItsDetail) {
   EXPECT_FALSE(HasMessageContaining(*store_->snapshot(), QStringLiteral("per-op detail")));
 }
 
+TEST_F(LocalDetailTest, WithoutLimitsEveryStepCarriesItsDetailAtFullSpeed) {
+  source_.setDetailLimits(0.0, 0.0);
+  const auto steps = RunFor(3000);
+  int updated = 0;
+  for (const auto& [step, tally] : steps) {
+    if (!tally.updated) continue;
+    ++updated;
+    EXPECT_EQ(tally.gradient_stats, kParameters) << "step " << step;
+  }
+  EXPECT_GE(updated, 3000);
+}
+
 TEST_F(LocalDetailTest, StepsAfterAPauseInAStepWithoutDetailGoOpByOp) {
   RunFor(3000);
   // Wherever the pause landed, stepping goes one backward op at a time, each named.

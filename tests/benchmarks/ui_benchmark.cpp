@@ -13,7 +13,10 @@
 //    opened through AppController (read, trainer build, graph layout, layers panel, memory
 //    estimate) and the window painted; median of 5. Also MainWindow::setGraph + paint alone.
 //
-// usage: ui_benchmark [--seconds S] [--models DIR] [--part open|stalls]
+//    --detail every runs it with every step's per-op detail (LocalEventSource::setDetailLimits
+//    0, 0: what a breakpoint on gradients asks for) instead of the app's DetailBudget.
+//
+// usage: ui_benchmark [--seconds S] [--models DIR] [--part open|stalls] [--detail budget|every]
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -120,7 +123,7 @@ struct AppSession {
   }
 };
 
-int TrainingStalls(const QString& models_dir, double seconds) {
+int TrainingStalls(const QString& models_dir, double seconds, bool every_step_detail) {
   const QString dir = models_dir + QStringLiteral("/onert-micro/simple_mnist");
   SessionFiles files;
   files.model = dir + QStringLiteral("/model.circle");
@@ -136,6 +139,9 @@ int TrainingStalls(const QString& models_dir, double seconds) {
   // measurement.
   const SetupResolver busy = [](const Model& model, cli::TrainingSetup* setup) {
     TS_RETURN_IF_ERROR(cli::DefaultTrainingSetup(model, setup));
+    // simple_mnist's targets are class indices; the model carries no training metadata.
+    setup->options.loss = LossKind::kSparseCrossEntropy;
+    setup->options.metric = MetricKind::kSparseCrossEntropyAccuracy;
     setup->options.epochs = 100000000;
     return Status::Ok();
   };
@@ -148,10 +154,12 @@ int TrainingStalls(const QString& models_dir, double seconds) {
   for (const OpTrainability& op : ResolveTrainability(main, TrainabilityConfig())) {
     backward_per_sample += op.in_backward_range ? 1 : 0;
   }
+  if (every_step_detail) session.controller.source()->setDetailLimits(0.0, 0.0);
   std::printf(
       "training stalls: simple_mnist (%zu ops, %zu backward steps per sample, batch 1), "
-      "window 1600x1000, all views open, %.0f s each\n",
-      main.operators.size(), backward_per_sample, seconds);
+      "window 1600x1000, all views open, %.0f s each, per-op detail %s\n",
+      main.operators.size(), backward_per_sample, seconds,
+      every_step_detail ? "at every step" : "within the app's budget");
   PrintGaps("idle", MeasureGaps(std::min(seconds, 3.0)));
 
   session.window.action(MainWindow::Command::kRun)->trigger();
@@ -304,6 +312,7 @@ int main(int argc, char* argv[]) {
   QApplication app(argc, argv);
   double seconds = 10.0;
   QString part;  // empty: both
+  bool every_step_detail = false;
   QString models = QStringLiteral(TRAINSCOPE_MODELS_DIR);
   const QStringList args = QApplication::arguments();
   for (int i = 1; i < args.size(); i += 2) {
@@ -314,15 +323,19 @@ int main(int argc, char* argv[]) {
     } else if (i + 1 < args.size() && args[i] == QStringLiteral("--part") &&
                (args[i + 1] == QStringLiteral("open") || args[i + 1] == QStringLiteral("stalls"))) {
       part = args[i + 1];
+    } else if (i + 1 < args.size() && args[i] == QStringLiteral("--detail") &&
+               (args[i + 1] == QStringLiteral("budget") || args[i + 1] == QStringLiteral("every"))) {
+      every_step_detail = args[i + 1] == QStringLiteral("every");
     } else {
       std::fprintf(stderr,
-                   "usage: ui_benchmark [--seconds S] [--models DIR] [--part open|stalls]\n");
+                   "usage: ui_benchmark [--seconds S] [--models DIR] [--part open|stalls] "
+                   "[--detail budget|every]\n");
       return 2;
     }
   }
   if (seconds <= 0.0) seconds = 10.0;
   const int open_status = part == QStringLiteral("stalls") ? 0 : trainscope::OpenLargeModel();
   const int train_status =
-      part == QStringLiteral("open") ? 0 : trainscope::TrainingStalls(models, seconds);
+      part == QStringLiteral("open") ? 0 : trainscope::TrainingStalls(models, seconds, every_step_detail);
   return open_status != 0 ? open_status : train_status;
 }

@@ -4,7 +4,6 @@
 #include <QElapsedTimer>
 
 #include "engine/core/clock.h"
-#include "engine/core/detail_budget.h"
 
 #if defined(__linux__)
 #include <sys/resource.h>
@@ -27,11 +26,7 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   explicit Bridge(LocalEventSource* owner) : owner_(owner) { since_publish_.start(); }
 
   void BeforeBackwardStep(const BackwardStepEvent& event) override {
-    position_ = QStringLiteral("before backward step %1 (op #%2), sample %3 of optimizer step %4")
-                    .arg(event.step)
-                    .arg(event.op_index)
-                    .arg(sample_)
-                    .arg(optimizer_step_);
+    position_ = {Where::kBeforeBackwardStep, event.step, event.op_index, sample_, optimizer_step_};
     bool attention = false;
     const std::optional<BreakpointHit> hit =
         owner_->checkBreakpoints([&](BreakpointMonitor& monitor) {
@@ -52,6 +47,11 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
     if (new_run) told_about_detail_ = false;
   }
   bool WantsDetail(uint32_t optimizer_step) override {
+    const double rate = owner_->detail_steps_per_second_.load(std::memory_order_relaxed);
+    const double share = owner_->detail_time_share_.load(std::memory_order_relaxed);
+    if (rate != budget_.steps_per_second() || share != budget_.time_share()) {
+      budget_.set_limits(rate, share);
+    }
     const bool free_running = owner_->freeRunning();
     detailed_ = !free_running || budget_.Take(MonotonicNowNs());
     step_started_ = free_running;
@@ -74,27 +74,21 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
     sample_ = event.sample;
     optimizer_step_ = event.optimizer_step;
     if (!event.begin) {
-      position_ = QStringLiteral("after sample %1 of optimizer step %2 (before the update)")
-                      .arg(event.sample)
-                      .arg(event.optimizer_step);
+      position_ = {Where::kAfterSample, 0, 0, event.sample, event.optimizer_step};
     }
     if (!event.begin) owner_->reachBoundary(Boundary::kSample);
   }
   void OnOptimizerStep(const OptimizerStepEvent& event) override {
     if (step_started_) budget_.EndStep(MonotonicNowNs());
     Add(event);
-    position_ = QStringLiteral("after optimizer step %1").arg(event.optimizer_step);
+    position_ = {Where::kAfterOptimizerStep, 0, 0, 0, event.optimizer_step};
     owner_->reachBoundary(Boundary::kBatch);
   }
   void OnForwardOp(const ForwardOpEvent& event) override { Add(event); }
   void OnBackwardStep(const BackwardStepEvent& event) override {
     Add(event);
     if (!event.begin) {
-      position_ = QStringLiteral("after backward step %1 (op #%2), sample %3 of optimizer step %4")
-                      .arg(event.step)
-                      .arg(event.op_index)
-                      .arg(sample_)
-                      .arg(optimizer_step_);
+      position_ = {Where::kAfterBackwardStep, event.step, event.op_index, sample_, optimizer_step_};
     }
     if (!event.begin) owner_->holdPace(/*after_backward_step=*/true);
     // Step backward op pauses once the step has run, as the board agent and a replay do: the
@@ -123,8 +117,29 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   }
 
   // Where the step stands, for tensor reads (worker thread, or any thread while it is idle).
-  const QString& position() const { return position_; }
-  void setPosition(const QString& position) { position_ = position; }
+  // The text is made only when a tensor read asks for it: the worker passes here at every op.
+  QString position() const {
+    switch (position_.where) {
+      case Where::kBeforeBackwardStep:
+      case Where::kAfterBackwardStep:
+        return QStringLiteral("%1 backward step %2 (op #%3), sample %4 of optimizer step %5")
+            .arg(position_.where == Where::kBeforeBackwardStep ? QStringLiteral("before")
+                                                               : QStringLiteral("after"))
+            .arg(position_.step)
+            .arg(position_.op_index)
+            .arg(position_.sample)
+            .arg(position_.optimizer_step);
+      case Where::kAfterSample:
+        return QStringLiteral("after sample %1 of optimizer step %2 (before the update)")
+            .arg(position_.sample)
+            .arg(position_.optimizer_step);
+      case Where::kAfterOptimizerStep:
+        return QStringLiteral("after optimizer step %1").arg(position_.optimizer_step);
+      case Where::kNotStarted:
+        break;
+    }
+    return QString();
+  }
 
   void Publish() {
     owner_->publish(batch_);
@@ -146,7 +161,21 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
   bool told_about_detail_ = false;
   EventBatch batch_;
   QElapsedTimer since_publish_;
-  QString position_;
+  enum class Where {
+    kNotStarted,
+    kBeforeBackwardStep,
+    kAfterBackwardStep,
+    kAfterSample,
+    kAfterOptimizerStep
+  };
+  struct Position {
+    Where where = Where::kNotStarted;
+    uint32_t step = 0;
+    uint32_t op_index = 0;
+    uint32_t sample = 0;
+    uint32_t optimizer_step = 0;
+  };
+  Position position_;
   uint32_t sample_ = 0;  // of the sample event last seen
   uint32_t optimizer_step_ = 0;
 };
@@ -275,6 +304,13 @@ void LocalEventSource::setStepsPerSecond(double rate) {
     next_pace_point_ = std::chrono::steady_clock::now();
   }
   wake_.notify_all();
+}
+
+void LocalEventSource::setDetailLimits(double steps_per_second, double time_share) {
+  // As DetailBudget reads them (negative or NaN: off), so the worker sees a change only once.
+  detail_steps_per_second_.store(steps_per_second > 0.0 ? steps_per_second : 0.0,
+                                 std::memory_order_relaxed);
+  detail_time_share_.store(time_share > 0.0 ? time_share : 0.0, std::memory_order_relaxed);
 }
 
 double LocalEventSource::stepsPerSecond() const {

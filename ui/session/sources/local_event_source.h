@@ -63,6 +63,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/core/detail_budget.h"
 #include "engine/exec/trainer.h"
 #include "ui/session/breakpoints.h"
 #include "ui/session/experiment.h"
@@ -113,6 +114,10 @@ class LocalEventSource : public EventSource {
   uint32_t optimizerSteps() const;
   void setStepsPerSecond(double rate);
   double stepsPerSecond() const;
+  // The DetailBudget's limits at full speed (any thread, from the next optimizer step): at most
+  // `steps_per_second` detailed steps a second and `time_share` of the training time; both 0:
+  // every step carries its detail.
+  void setDetailLimits(double steps_per_second, double time_share);
   bool canRestart() const override { return loaded(); }
   // The session as an experiment starts it: the initial weights, the options and the data (GUI
   // thread; the arms are the caller's). False before load().
@@ -201,6 +206,8 @@ class LocalEventSource : public EventSource {
   Progress progress_ = Progress::kFresh;
   uint32_t completed_steps_ = 0;
   std::atomic<double> steps_per_second_{0.0};
+  std::atomic<double> detail_steps_per_second_{kDefaultDetailStepsPerSecond};
+  std::atomic<double> detail_time_share_{kDefaultDetailTimeShare};
   std::chrono::steady_clock::time_point next_pace_point_;
 };
 

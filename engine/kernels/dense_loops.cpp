@@ -15,6 +15,13 @@ void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange traine
                              int depth, float* dw);
 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                            const float* b, int b_row, float* c, int c_row);
+// dense_loops_avx512.cpp
+void DenseForwardAvx512(const float* x, int rows, int depth, const float* w, int out,
+                        const float* bias, float* y);
+void DenseInputGradientAvx512(const float* dz, int rows, int out, const float* w, int depth,
+                              float* dx);
+void DenseWeightGradientAvx512(const float* dz, int rows, int out, RowRange trained, const float* x,
+                               int depth, float* dw);
 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                              const float* b, int b_row, float* c, int c_row);
 #endif
@@ -62,6 +69,9 @@ void UseKernelPath(KernelPath path) {
 void DenseForward(const float* x, int rows, int depth, const float* w, int out, const float* bias,
                   float* y) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return DenseForwardAvx512(x, rows, depth, w, out, bias, y);
+  }
   if (UsingFastKernels()) return DenseForwardAvx2(x, rows, depth, w, out, bias, y);
 #endif
   for (int r = 0; r < rows; ++r) {
@@ -77,6 +87,9 @@ void DenseForward(const float* x, int rows, int depth, const float* w, int out, 
 
 void DenseInputGradient(const float* dz, int rows, int out, const float* w, int depth, float* dx) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return DenseInputGradientAvx512(dz, rows, out, w, depth, dx);
+  }
   if (UsingFastKernels()) return DenseInputGradientAvx2(dz, rows, out, w, depth, dx);
 #endif
   for (int r = 0; r < rows; ++r) {
@@ -93,6 +106,9 @@ void DenseInputGradient(const float* dz, int rows, int out, const float* w, int 
 void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, const float* x,
                          int depth, float* dw) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return DenseWeightGradientAvx512(dz, rows, out, trained, x, depth, dw);
+  }
   if (UsingFastKernels()) return DenseWeightGradientAvx2(dz, rows, out, trained, x, depth, dw);
 #endif
   for (int r = 0; r < rows; ++r) {

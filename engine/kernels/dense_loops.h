@@ -10,12 +10,12 @@
 //   DenseWeightGradient DW[o - trained.begin][k] += sum_r DZ[r][o] * X[r][k], o in `trained`
 //
 // Each has a portable path (the loops in source order, one running sum per output: what the
-// firmware build runs) and, on x86-64, AVX2/FMA paths (AVX-512 for MatrixMultiplyAdd) chosen at
-// run time. Those keep several accumulators and fuse multiply-adds, so their sums are rounded in
-// another order: results agree with the portable path to float rounding, not bit for bit. The
-// gradient products may skip outputs whose DZ is exactly zero (a ReLU's inactive units), which
-// adds nothing in exact math. Nothing is allocated; no buffer may alias another (except
-// overlapping C rows, below).
+// firmware build runs) and, on x86-64, AVX2/FMA and AVX-512 paths chosen at run time. Those keep
+// several accumulators and fuse multiply-adds, so their sums are rounded in another order:
+// results agree with the portable path to float rounding, not bit for bit. The gradient
+// products may skip outputs whose DZ is exactly zero (a ReLU's inactive units), which adds
+// nothing in exact math. Nothing is allocated; no buffer may alias another (except overlapping
+// C rows, below).
 //
 //   DenseForward(x, batch, in, w, out, bias, y);          // FC forward, [batch, out]
 //   DenseInputGradient(dz, batch, out, w, in, dx);        // dX += dZ W
@@ -43,10 +43,13 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row);
 
-// Which code the kernels run. kAvx2: the AVX2/FMA paths. kAvx512: MatrixMultiplyAdd (so every
-// convolution product) in 16-float vectors, the rest as kAvx2.
+// Which code the kernels run. kReference: the portable loops. kAvx2: 8-float vectors with FMA.
+// kAvx512: every product here (the FC products and every convolution product) in 16-float
+// vectors. Each path keeps its own register blocks, so the three may round differently.
 enum class KernelPath : uint8_t { kReference = 0, kAvx2 = 1, kAvx512 = 2 };
-const char* KernelPathName(KernelPath path);  // "reference", "avx2", "avx512"
+// "reference", "avx2" or "avx512": how tests, benchmarks and training_peer's kernel argument
+// name a path.
+const char* KernelPathName(KernelPath path);
 
 // The fastest path this CPU (and OS) supports; kReference off x86-64.
 KernelPath FastestKernelPath();

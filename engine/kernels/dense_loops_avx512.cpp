@@ -1,10 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// The AVX-512 path of MatrixMultiplyAdd (dense_loops.h), compiled for x86-64 only and called only
-// when the CPU and the OS support AVX-512F. Blocks of C are R rows x V vectors of 16 floats, with
-// as many accumulators; columns past the end are masked off (neither read nor written). The
-// convolutions' products are all MatrixMultiplyAdd's, so this doubles their vector width; the
-// other dense products keep their AVX2 code.
+// The AVX-512 paths of dense_loops.h, compiled for x86-64 only and called only when the CPU and
+// the OS support AVX-512F. Every product keeps blocks of independent 16-float accumulators in
+// registers (32 of them on this ISA); depths and columns past the end are masked off (neither
+// read nor written).
+//
+//   MatrixMultiplyAdd   C += A B: blocks of R rows x V vectors of C, one broadcast A value per
+//                       row and step. When A's rows are adjacent (a_row 1, the weight
+//                       gradients) its values sit at fixed offsets from one pointer, so blocks
+//                       can have more rows than there are general registers for row pointers.
+//   DenseForward        dot products: blocks of R rows x O outputs, each a vector of partial
+//                       sums, reduced 16 at a time into one vector by a shuffle tree.
+//   DenseInputGradient  one row: blocks of DX columns summed over the outputs whose DZ is not
+//                       zero; more rows: MatrixMultiplyAdd (DX += DZ W).
+//   DenseWeightGradient one row: the rank-1 update, row by row of DW, skipping zero DZ; more
+//                       rows: MatrixMultiplyAdd (DW += DZ^T X), each X vector used by 12 rows.
+//
+// With one row, the forward and input gradient read each weight once: W (400 KB for the MLP's
+// 784x128) streams from the second-level cache, and their speed is that of the stream. They
+// prefetch W ahead, and start at W's first cache line boundary (engine buffers are only 16-byte
+// aligned), since a 64-byte load split across two lines costs as much as two. The rank-1 update
+// reads and writes each DW element once: it runs at the cache's read-modify-write speed.
 #include "engine/train/host_simd.h"
 
 #if defined(TRAINSCOPE_AVX2_PATH)
@@ -12,6 +28,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "engine/kernels/dense_loops.h"
 
@@ -27,14 +44,22 @@ inline __mmask16 LaneMask16(int count) {
   return static_cast<__mmask16>((1u << count) - 1u);
 }
 
-template <int R, int V>
+// Floats from p to the next 64-byte cache line boundary (0 when p is on one).
+inline int FloatsToNextLine(const float* p) {
+  return static_cast<int>((64 - reinterpret_cast<uintptr_t>(p) % 64) % 64) / 4;
+}
+
+// ---- MatrixMultiplyAdd: R rows x V vectors of C.
+
+// kUnitRow: a_row is 1, so row r's A value is at a fixed offset r from the step's pointer.
+template <int R, int V, bool kUnitRow>
 TS_AVX512 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_row, int a_col,
                                 const float* b, int b_row, float* c, int c_row) {
   __mmask16 mask[V];
   __m512 acc[R][V];
 #pragma GCC unroll 4
   for (int v = 0; v < V; ++v) mask[v] = LaneMask16(cols_left - 16 * v);
-#pragma GCC unroll 16
+#pragma GCC unroll 32
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
@@ -44,15 +69,15 @@ TS_AVX512 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + j * b_row + 16 * v);
     const float* a_j = a + j * a_col;
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int r = 0; r < R; ++r) {
-      const __m512 scale = _mm512_set1_ps(a_j[r * a_row]);
+      const __m512 scale = _mm512_set1_ps(a_j[kUnitRow ? r : r * a_row]);
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(scale, bv[v], acc[r][v]);
     }
   }
   // Row by row, load, add, store: rows of C may overlap (see dense_loops.h).
-#pragma GCC unroll 16
+#pragma GCC unroll 32
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
@@ -64,43 +89,415 @@ TS_AVX512 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_
 }
 
 // Calls the R-row block for `rows` (1 <= rows <= R).
-template <int R, int V>
+template <int R, int V, bool kUnitRow>
 TS_AVX512 void MultiplyAddFewRows(int rows, int cols_left, int inner, const float* a, int a_row,
                                   int a_col, const float* b, int b_row, float* c, int c_row) {
   if (rows == R) {
-    return MultiplyAddBlock<R, V>(cols_left, inner, a, a_row, a_col, b, b_row, c, c_row);
+    return MultiplyAddBlock<R, V, kUnitRow>(cols_left, inner, a, a_row, a_col, b, b_row, c, c_row);
   }
   if constexpr (R > 1) {
-    MultiplyAddFewRows<R - 1, V>(rows, cols_left, inner, a, a_row, a_col, b, b_row, c, c_row);
+    MultiplyAddFewRows<R - 1, V, kUnitRow>(rows, cols_left, inner, a, a_row, a_col, b, b_row, c,
+                                           c_row);
   }
 }
 
-// Blocks of kRows rows; the last blocks split evenly so that none is left with a row or two.
-template <int kRows, int V>
+// As few blocks of at most kRows rows as cover the rows, split evenly so that none is left with
+// a row or two (27 rows: 14 + 13, not 24 + 3).
+template <int kRows, int V, bool kUnitRow>
 TS_AVX512 void MultiplyAddColumns(int rows, int cols_left, int inner, const float* a, int a_row,
                                   int a_col, const float* b, int b_row, float* c, int c_row) {
   for (int m = 0; m < rows;) {
     const int left = rows - m;
-    const int take = left > kRows && left < kRows + 3 ? (left + 1) / 2 : std::min(left, kRows);
-    MultiplyAddFewRows<kRows, V>(take, cols_left, inner, a + m * a_row, a_row, a_col, b, b_row,
-                                 c + m * c_row, c_row);
+    const int blocks = (left + kRows - 1) / kRows;
+    const int take = (left + blocks - 1) / blocks;
+    MultiplyAddFewRows<kRows, V, kUnitRow>(take, cols_left, inner, a + m * a_row, a_row, a_col, b,
+                                           b_row, c + m * c_row, c_row);
     m += take;
+  }
+}
+
+// ---- Dot products: R rows x O columns of C, each a vector of 16 partial sums.
+
+// Lane i of the result is the sum of the 16 lanes of sums[i] (count <= 16, missing ones zero):
+// four rounds of pairwise shuffles and adds instead of `count` separate horizontal sums. The
+// rounds leave the sum of tree[kTreeSlot[i]] in lane i, so sums[i] enters the tree there.
+constexpr int kTreeSlot[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13, 15};
+
+// GCC 12's _mm512_shuffle_f32x4 passes an _mm512_undefined_ps() it then warns about (GCC bug
+// 105593, fixed in 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+template <int kCount>
+TS_AVX512 inline __m512 SumEachVector(const __m512 (&sums)[kCount]) {
+  static_assert(kCount >= 1 && kCount <= 16, "one tree sums up to 16 vectors");
+  __m512 t[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) t[kTreeSlot[i]] = i < kCount ? sums[i] : _mm512_setzero_ps();
+    // 256-bit halves: t[i] keeps half sums of t[i] (low half) and t[i + 8] (high half).
+#pragma GCC unroll 8
+  for (int i = 0; i < 8; ++i) {
+    t[i] = _mm512_add_ps(_mm512_shuffle_f32x4(t[i], t[i + 8], 0x44),
+                         _mm512_shuffle_f32x4(t[i], t[i + 8], 0xee));
+  }
+  // 128-bit quarters, then pairs of lanes, then lanes.
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm512_add_ps(_mm512_shuffle_f32x4(t[i], t[i + 4], 0x88),
+                         _mm512_shuffle_f32x4(t[i], t[i + 4], 0xdd));
+  }
+#pragma GCC unroll 2
+  for (int i = 0; i < 2; ++i) {
+    t[i] = _mm512_add_ps(_mm512_shuffle_ps(t[i], t[i + 2], 0x44),
+                         _mm512_shuffle_ps(t[i], t[i + 2], 0xee));
+  }
+  return _mm512_add_ps(_mm512_shuffle_ps(t[0], t[1], 0x88), _mm512_shuffle_ps(t[0], t[1], 0xdd));
+}
+#pragma GCC diagnostic pop
+
+// Independent sets of accumulators over the steps, so that a block of fewer than 8 dot products
+// still keeps the two FMA units busy (each FMA waits 4 cycles for its previous sum).
+constexpr int DotSets(int products) {
+  return products >= 8 ? 1 : (8 + products - 1) / products;
+}
+
+// How far ahead a single row's dot products prefetch their B rows: B (the FC weights) then
+// streams from the second-level cache, one use per float, and the hardware prefetchers alone
+// keep too few lines in flight for its bandwidth.
+constexpr int kPrefetchFloats = 128;
+
+template <int R, int O, bool kMasked>
+TS_AVX512 inline void DotStep(const float* a, int a_row, const float* b, int b_row, __mmask16 mask,
+                              __m512 (&acc)[R][O]) {
+  __m512 av[R];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    av[r] = kMasked ? _mm512_maskz_loadu_ps(mask, a + r * a_row) : _mm512_loadu_ps(a + r * a_row);
+  }
+#pragma GCC unroll 16
+  for (int o = 0; o < O; ++o) {
+    if (R == 1 && !kMasked) {
+      _mm_prefetch(reinterpret_cast<const char*>(b + o * b_row + kPrefetchFloats), _MM_HINT_T0);
+    }
+    const __m512 bv =
+        kMasked ? _mm512_maskz_loadu_ps(mask, b + o * b_row) : _mm512_loadu_ps(b + o * b_row);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r][o] = _mm512_fmadd_ps(av[r], bv, acc[r][o]);
+  }
+}
+
+// C[r * c_row + o] += dot(A row r, B row o) for r < R, o < O (R * O <= 16).
+template <int R, int O>
+TS_AVX512 void DotBlock(int segments, int length, const float* a, int a_row, int a_segment,
+                        const float* b, int b_row, float* c, int c_row) {
+  static_assert(R * O <= 16, "one reduction tree per block");
+  constexpr int kSets = DotSets(R * O);
+  __m512 acc[kSets][R][O];
+#pragma GCC unroll 8
+  for (int s = 0; s < kSets; ++s) {
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+      for (int o = 0; o < O; ++o) acc[s][r][o] = _mm512_setzero_ps();
+    }
+  }
+  for (int seg = 0; seg < segments; ++seg) {
+    const float* a_seg = a + seg * a_segment;
+    const float* b_seg = b + seg * length;
+    // A single row's B streams from the second-level cache, where a load split across two lines
+    // costs as much as two: a first partial step up to B's next line boundary makes every later
+    // B load one whole line (for every B row when b_row is a multiple of 16 floats).
+    int k = R == 1 && b_row % 16 == 0 ? std::min(length, FloatsToNextLine(b_seg)) : 0;
+    if (k > 0) DotStep<R, O, true>(a_seg, a_row, b_seg, b_row, LaneMask16(k), acc[0]);
+    for (; k + 16 * kSets <= length; k += 16 * kSets) {
+#pragma GCC unroll 8
+      for (int s = 0; s < kSets; ++s) {
+        DotStep<R, O, false>(a_seg + k + 16 * s, a_row, b_seg + k + 16 * s, b_row, 0, acc[s]);
+      }
+    }
+    for (; k + 16 <= length; k += 16) {
+      DotStep<R, O, false>(a_seg + k, a_row, b_seg + k, b_row, 0, acc[0]);
+    }
+    if (k < length) {
+      DotStep<R, O, true>(a_seg + k, a_row, b_seg + k, b_row, LaneMask16(length - k), acc[0]);
+    }
+  }
+  __m512 sums[R * O];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) {
+      sums[r * O + o] = acc[0][r][o];
+#pragma GCC unroll 8
+      for (int s = 1; s < kSets; ++s)
+        sums[r * O + o] = _mm512_add_ps(sums[r * O + o], acc[s][r][o]);
+    }
+  }
+  const __m512 total = SumEachVector(sums);
+  // Lane r * O + o holds C[r][o]: one masked update when the block's C elements are adjacent.
+  if (R == 1 || c_row == O) {
+    const __mmask16 lanes = LaneMask16(R * O);
+    _mm512_mask_storeu_ps(c, lanes, _mm512_add_ps(_mm512_maskz_loadu_ps(lanes, c), total));
+    return;
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, total);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) c[r * c_row + o] += lanes[r * O + o];
+  }
+}
+
+// R rows, every column: blocks of O = 16 / R columns (8 for a single row, whose B rows stream
+// from memory: more rows at once than that compete for the line fill buffers), the remainder in
+// halving blocks.
+template <int R>
+TS_AVX512 void DotRows(int cols, int segments, int length, const float* a, int a_row, int a_segment,
+                       const float* b, int b_row, float* c, int c_row) {
+  constexpr int O = R == 1 ? 8 : 16 / R;
+  int n = 0;
+  for (; n + O <= cols; n += O) {
+    DotBlock<R, O>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n, c_row);
+  }
+  const auto remainder = [&](auto width) {
+    constexpr int kWidth = decltype(width)::value;
+    if constexpr (kWidth < O) {
+      if (cols - n >= kWidth) {
+        DotBlock<R, kWidth>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n,
+                            c_row);
+        n += kWidth;
+      }
+    }
+  };
+  remainder(std::integral_constant<int, 8>());
+  remainder(std::integral_constant<int, 4>());
+  remainder(std::integral_constant<int, 2>());
+  remainder(std::integral_constant<int, 1>());
+}
+
+// Rows in blocks shaped by the number of columns: 4 x 4 (8 loads a step for 16 FMAs) when there
+// are 4 or more, else as many rows as make up to 16 dot products; a last row or few one at a
+// time, 16 columns a block.
+TS_AVX512 void DotProductsAdd(int rows, int cols, int segments, int length, const float* a,
+                              int a_row, int a_segment, const float* b, int b_row, float* c,
+                              int c_row) {
+  int m = 0;
+  const auto blocks = [&](auto rows_per_block) {
+    constexpr int kRows = decltype(rows_per_block)::value;
+    for (; m + kRows <= rows; m += kRows) {
+      DotRows<kRows>(cols, segments, length, a + m * a_row, a_row, a_segment, b, b_row,
+                     c + m * c_row, c_row);
+    }
+  };
+  if (cols >= 4) {
+    blocks(std::integral_constant<int, 4>());
+  } else if (cols == 3) {
+    blocks(std::integral_constant<int, 5>());
+  } else {
+    blocks(std::integral_constant<int, 8>());
+  }
+  blocks(std::integral_constant<int, 1>());
+}
+
+// ---- The one-row gradients: the outputs whose DZ is not zero, a chunk at a time.
+
+constexpr int kOutputChunk = 256;
+
+// Writes the o in [begin, end) with dz[o] != 0 to `nonzero` without a branch per output (a
+// ReLU's zeros fall at random); returns how many.
+inline int NonzeroOutputs(const float* dz, int begin, int end, int* nonzero) {
+  int count = 0;
+  for (int o = begin; o < end; ++o) {
+    nonzero[count] = o;
+    count += dz[o] != 0.0f ? 1 : 0;
+  }
+  return count;
+}
+
+// DX columns [k, k + 16 V) summed over the listed outputs in kSets interleaved sets of V
+// accumulators (a narrow block still has 8 independent sums). W streams from the second-level
+// cache: each row's columns some 32 lines ahead in the list are prefetched.
+template <int V, int kSets>
+TS_AVX512 void InputGradientColumns(const int* outputs, int count, const float* dz, const float* w,
+                                    int depth, int k, float* dx) {
+  __m512 acc[kSets][V];
+#pragma GCC unroll 8
+  for (int s = 0; s < kSets; ++s) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) acc[s][v] = _mm512_setzero_ps();
+  }
+  constexpr int kAhead = V >= 16 ? 2 : 32 / V;
+  const auto row = [&](int i) { return w + outputs[std::min(i, count - 1)] * depth + k; };
+  for (int i = 0; i < count; i += kSets) {
+#pragma GCC unroll 8
+    for (int s = 0; s < kSets; ++s) {
+      if (kSets > 1 && i + s >= count) break;
+      const float* w_row = row(i + s);
+      const float* ahead = row(i + s + kAhead);
+      const __m512 g = _mm512_set1_ps(dz[outputs[i + s]]);
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v) {
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + 16 * v), _MM_HINT_T0);
+        acc[s][v] = _mm512_fmadd_ps(g, _mm512_loadu_ps(w_row + 16 * v), acc[s][v]);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int v = 0; v < V; ++v) {
+#pragma GCC unroll 8
+    for (int s = 1; s < kSets; ++s) acc[0][v] = _mm512_add_ps(acc[0][v], acc[s][v]);
+    float* p = dx + k + 16 * v;
+    _mm512_storeu_ps(p, _mm512_add_ps(_mm512_loadu_ps(p), acc[0][v]));
+  }
+}
+
+// The partial vectors at both ends of the columns (`head` floats from column 0, `tail` floats
+// ending at `depth`; either may be 0) in one pass over the listed outputs, 4 sets of
+// accumulators each.
+TS_AVX512 void InputGradientEdges(const int* outputs, int count, const float* dz, const float* w,
+                                  int depth, int head, int tail, float* dx) {
+  constexpr int kSets = 4;
+  const __mmask16 head_lanes = LaneMask16(head), tail_lanes = LaneMask16(tail);
+  const int tail_k = depth - tail;
+  __m512 front[kSets], back[kSets];
+#pragma GCC unroll 4
+  for (int s = 0; s < kSets; ++s) front[s] = back[s] = _mm512_setzero_ps();
+  for (int i = 0; i < count; i += kSets) {
+#pragma GCC unroll 4
+    for (int s = 0; s < kSets; ++s) {
+      if (i + s >= count) break;
+      const float* w_row = w + outputs[i + s] * depth;
+      const __m512 g = _mm512_set1_ps(dz[outputs[i + s]]);
+      front[s] = _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(head_lanes, w_row), front[s]);
+      back[s] = _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(tail_lanes, w_row + tail_k), back[s]);
+    }
+  }
+  const __m512 front_sum =
+      _mm512_add_ps(_mm512_add_ps(front[0], front[1]), _mm512_add_ps(front[2], front[3]));
+  const __m512 back_sum =
+      _mm512_add_ps(_mm512_add_ps(back[0], back[1]), _mm512_add_ps(back[2], back[3]));
+  _mm512_mask_storeu_ps(dx, head_lanes,
+                        _mm512_add_ps(_mm512_maskz_loadu_ps(head_lanes, dx), front_sum));
+  _mm512_mask_storeu_ps(dx + tail_k, tail_lanes,
+                        _mm512_add_ps(_mm512_maskz_loadu_ps(tail_lanes, dx + tail_k), back_sum));
+}
+
+// The next V whole vectors of DX from column *k when at least V are left before `end`.
+template <int V, int kSets>
+TS_AVX512 void InputGradientBlockIfLeft(const int* outputs, int count, const float* dz,
+                                        const float* w, int depth, int end, float* dx, int* k) {
+  if (end - *k < 16 * V) return;
+  InputGradientColumns<V, kSets>(outputs, count, dz, w, depth, *k, dx);
+  *k += 16 * V;
+}
+
+// DX += DZ W for one row: whole vectors in 16-vector column blocks (each W row read 1 KB at a
+// time, which the second-level cache streams better than shorter runs), the rest in blocks of 8,
+// 4, 2 and 1 with more accumulator sets, the partial vectors at the ends in one last pass. When
+// the rows share their alignment (depth a multiple of 16), the head runs up to W's first line
+// boundary, so that every whole-vector load is one line (a split load costs as much as two).
+TS_AVX512 void InputGradientOneRow(const float* dz, int out, const float* w, int depth, float* dx) {
+  const int head = depth % 16 == 0 ? std::min(depth, FloatsToNextLine(w)) : 0;
+  const int whole_end = head + (depth - head) / 16 * 16;
+  const int tail = depth - whole_end;
+  int nonzero[kOutputChunk];
+  for (int chunk = 0; chunk < out; chunk += kOutputChunk) {
+    const int count = NonzeroOutputs(dz, chunk, std::min(out, chunk + kOutputChunk), nonzero);
+    if (count == 0) continue;
+    int k = head;
+    while (whole_end - k >= 16 * 16) {
+      InputGradientBlockIfLeft<16, 1>(nonzero, count, dz, w, depth, whole_end, dx, &k);
+    }
+    InputGradientBlockIfLeft<8, 1>(nonzero, count, dz, w, depth, whole_end, dx, &k);
+    InputGradientBlockIfLeft<4, 2>(nonzero, count, dz, w, depth, whole_end, dx, &k);
+    InputGradientBlockIfLeft<2, 4>(nonzero, count, dz, w, depth, whole_end, dx, &k);
+    InputGradientBlockIfLeft<1, 8>(nonzero, count, dz, w, depth, whole_end, dx, &k);
+    if (head > 0 || tail > 0) InputGradientEdges(nonzero, count, dz, w, depth, head, tail, dx);
+  }
+}
+
+// DW[o] += DZ[o] X for one row: one multiply-add per DW element read and written, so the speed
+// is the cache's; four vectors a step keep enough loads and stores in flight.
+TS_AVX512 void WeightGradientOneRow(const float* dz, RowRange trained, const float* x, int depth,
+                                    float* dw) {
+  int nonzero[kOutputChunk];
+  for (int chunk = trained.begin; chunk < trained.end; chunk += kOutputChunk) {
+    const int count =
+        NonzeroOutputs(dz, chunk, std::min(trained.end, chunk + kOutputChunk), nonzero);
+    for (int i = 0; i < count; ++i) {
+      const int o = nonzero[i];
+      const __m512 g = _mm512_set1_ps(dz[o]);
+      float* dw_row = dw + (o - trained.begin) * depth;
+      int k = 0;
+      for (; k + 64 <= depth; k += 64) {
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+          float* p = dw_row + k + 16 * v;
+          _mm512_storeu_ps(p,
+                           _mm512_fmadd_ps(g, _mm512_loadu_ps(x + k + 16 * v), _mm512_loadu_ps(p)));
+        }
+      }
+      for (; k < depth; k += 16) {
+        const __mmask16 lanes = LaneMask16(depth - k);
+        const __m512 sum = _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(lanes, x + k),
+                                           _mm512_maskz_loadu_ps(lanes, dw_row + k));
+        _mm512_mask_storeu_ps(dw_row + k, lanes, sum);
+      }
+    }
   }
 }
 
 }  // namespace
 
-// 32-column blocks with 8 rows (16 accumulators); a last block of at most 16 columns with 12
-// rows, so a narrow C (16 output channels) still has 12 independent sums.
+// 32-column blocks with 8 rows (16 accumulators; 12 rows, 24 accumulators, when A's rows are
+// adjacent and need no row pointers); a last block of at most 16 columns with 12 rows (24 when
+// adjacent), so a narrow C (16 output channels) still has 12 independent sums.
 TS_AVX512 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row,
                                        int a_col, const float* b, int b_row, float* c, int c_row) {
   int n = 0;
+  if (a_row == 1) {
+    for (; cols - n > 16; n += 32) {
+      MultiplyAddColumns<12, 2, true>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
+                                      c_row);
+    }
+    if (n < cols) {
+      MultiplyAddColumns<24, 1, true>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
+                                      c_row);
+    }
+    return;
+  }
   for (; cols - n > 16; n += 32) {
-    MultiplyAddColumns<8, 2>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+    MultiplyAddColumns<8, 2, false>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
+                                    c_row);
   }
   if (n < cols) {
-    MultiplyAddColumns<12, 1>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+    MultiplyAddColumns<12, 1, false>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
+                                     c_row);
   }
+}
+
+TS_AVX512 void DenseForwardAvx512(const float* x, int rows, int depth, const float* w, int out,
+                                  const float* bias, float* y) {
+  for (int r = 0; r < rows; ++r) {
+    float* y_row = y + r * out;
+    for (int o = 0; o < out; ++o) y_row[o] = bias != nullptr ? bias[o] : 0.0f;
+  }
+  DotProductsAdd(rows, out, 1, depth, x, depth, 0, w, depth, y, out);
+}
+
+TS_AVX512 void DenseInputGradientAvx512(const float* dz, int rows, int out, const float* w,
+                                        int depth, float* dx) {
+  if (rows == 1) return InputGradientOneRow(dz, out, w, depth, dx);
+  MatrixMultiplyAddAvx512(rows, depth, out, dz, out, 1, w, depth, dx, depth);
+}
+
+TS_AVX512 void DenseWeightGradientAvx512(const float* dz, int rows, int out, RowRange trained,
+                                         const float* x, int depth, float* dw) {
+  if (trained.empty()) return;
+  if (rows == 1) return WeightGradientOneRow(dz, trained, x, depth, dw);
+  MatrixMultiplyAddAvx512(trained.count(), depth, rows, dz + trained.begin, 1, out, x, depth, dw,
+                          depth);
 }
 
 }  // namespace trainscope

@@ -13,6 +13,11 @@ namespace {
 // that a block of small patches stays in the first-level cache.
 constexpr int kMaxBlockPixels = 64;
 
+// Fewer output channels than this fill less than half a 16-float vector when they are the
+// vector side (transposed weights): the forward then takes each output as a dot product of a
+// window and a weight row instead (MatrixMultiplyTransposedAdd, the weights read in place).
+constexpr int kMinTransposedOutputs = 8;
+
 // Runs are short (a filter row of a few channels): an inline loop beats a call to memcpy.
 inline void CopyFloats(const float* from, int count, float* to) {
   for (int i = 0; i < count; ++i) to[i] = from[i];
@@ -90,25 +95,36 @@ class PatchProducts {
         row_step_(g.dilation_h * g.in_w * g.in_c),
         pixel_step_(g.stride_w * g.in_c) {}
 
+  // y = conv(x, w) + bias (bias may be nullptr).
   void Forward(const float* bias, float* y) {
     bias_ = bias;
-    y_ = y;
-    transpose_ = depth_ * out_c_ <= kMaxPatchFloats;
+    transpose_ = out_c_ >= kMinTransposedOutputs && depth_ * out_c_ <= kMaxPatchFloats;
     if (transpose_) {
       for (int k = 0; k < depth_; ++k) {
         for (int o = 0; o < out_c_; ++o) weights_[k * out_c_ + o] = w_[o * depth_ + k];
       }
     }
-    ForEachRun([&](int first, const InteriorRun& interior) {
-      const int pixels = interior.hi - interior.lo;
-      float* y_run = y + first * out_c_;
-      SetBias(y_run, pixels);
-      for (int ky = 0; ky < g_.filter_h; ++ky) {
-        MatrixMultiplyAdd(pixels, out_c_, row_floats_, x_ + interior.input + ky * row_step_,
-                          pixel_step_, 1, weights_ + ky * row_floats_ * out_c_, out_c_, y_run,
-                          out_c_);
+    RunForward(y, /*accumulate=*/false);
+  }
+
+  // dx += the transposed convolution of dz with `w`, where this object was made for it: over
+  // dz (TransposedConvolution(g)) with w == nullptr and out_c the original input channels. The
+  // weights, turned around (kernel flipped, input and output channels swapped), go to the
+  // weights buffer; the outputs are dot products of dz windows and those rows.
+  void AddTransposedConvolution(const float* w, float* dx) {
+    const int kh = g_.filter_h, kw = g_.filter_w, original_out_c = g_.in_c;
+    for (int c = 0; c < out_c_; ++c) {
+      for (int ky = 0; ky < kh; ++ky) {
+        for (int kx = 0; kx < kw; ++kx) {
+          float* turned = weights_ + ((c * kh + ky) * kw + kx) * original_out_c;
+          const float* from = w + ((kh - 1 - ky) * kw + (kw - 1 - kx)) * out_c_ + c;
+          for (int o = 0; o < original_out_c; ++o) turned[o] = from[o * kh * kw * out_c_];
+        }
       }
-    });
+    }
+    w_ = weights_;
+    transpose_ = false;
+    RunForward(dx, /*accumulate=*/true);
   }
 
   // dX rows of neighbouring pixels overlap in the input when the stride is below the filter
@@ -124,6 +140,7 @@ class PatchProducts {
     if (d_weights != nullptr && transpose_) {
       std::memset(weights_, 0, sizeof(float) * static_cast<size_t>(depth_ * trained_count));
     }
+    in_place_runs_ = transpose_;
     ForEachRun([&](int first, const InteriorRun& interior) {
       const int pixels = interior.hi - interior.lo;
       const float* dz_run = dz + first * out_c_;
@@ -150,14 +167,38 @@ class PatchProducts {
   }
 
  private:
-  // Calls run(first pixel, run) for every interior run (when the transposed buffer is in use)
-  // and sends every other pixel through patches.
+  // The forward products, y = bias + conv (accumulate: y += conv). Interior windows are read in
+  // place, either way: a strided matrix per filter row times the transposed weights, or one
+  // segment per filter row of each dot product with a weight row.
+  void RunForward(float* y, bool accumulate) {
+    y_ = y;
+    accumulate_ = accumulate;
+    in_place_runs_ = true;
+    ForEachRun([&](int first, const InteriorRun& interior) {
+      const int pixels = interior.hi - interior.lo;
+      float* y_run = y + first * out_c_;
+      if (!accumulate) SetBias(y_run, pixels);
+      const float* x_run = x_ + interior.input;
+      if (!transpose_) {
+        MatrixMultiplyTransposedAdd(pixels, out_c_, g_.filter_h, row_floats_, x_run, pixel_step_,
+                                    row_step_, w_, depth_, y_run, out_c_);
+        return;
+      }
+      for (int ky = 0; ky < g_.filter_h; ++ky) {
+        MatrixMultiplyAdd(pixels, out_c_, row_floats_, x_run + ky * row_step_, pixel_step_, 1,
+                          weights_ + ky * row_floats_ * out_c_, out_c_, y_run, out_c_);
+      }
+    });
+  }
+
+  // Calls run(first pixel, run) for every interior run (when those are read in place) and sends
+  // every other pixel through patches.
   template <typename Run>
   void ForEachRun(Run&& run) {
     for (int n = 0; n < g_.batch; ++n) {
       for (int oy = 0; oy < g_.out_h; ++oy) {
         const int row_first = (n * g_.out_h + oy) * g_.out_w;
-        const InteriorRun interior = transpose_ ? InteriorRunOf(g_, n, oy) : InteriorRun();
+        const InteriorRun interior = in_place_runs_ ? InteriorRunOf(g_, n, oy) : InteriorRun();
         if (interior.empty()) {
           AddToPatches(n, oy, 0, g_.out_w);
           continue;
@@ -182,7 +223,7 @@ class PatchProducts {
   void SetBias(float* y_pixels, int count) const {
     const size_t row_bytes = sizeof(float) * static_cast<size_t>(out_c_);
     for (int p = 0; p < count; ++p) {
-      if (bias_ != nullptr) {
+      if (bias_ != nullptr && !accumulate_) {
         std::memcpy(y_pixels + p * out_c_, bias_, row_bytes);
       } else {
         std::memset(y_pixels + p * out_c_, 0, row_bytes);
@@ -200,16 +241,22 @@ class PatchProducts {
       for (int i = 0; i < count; ++i) GatherPatch(g_, x_, pending_taps_[i], patches_ + i * depth_);
     }
     if (y_ != nullptr) {
+      SetBias(rows_, count);
       if (transpose_) {
-        SetBias(rows_, count);
         MatrixMultiplyAdd(count, out_c_, depth_, patches_, depth_, 1, weights_, out_c_, rows_,
                           out_c_);
       } else {
-        DenseForward(patches_, count, depth_, w_, out_c_, bias_, rows_);
+        MatrixMultiplyTransposedAdd(count, out_c_, 1, depth_, patches_, depth_, 0, w_, depth_,
+                                    rows_, out_c_);
       }
       for (int i = 0; i < count; ++i) {
-        std::memcpy(y_ + pending_[i] * out_c_, rows_ + i * out_c_,
-                    sizeof(float) * static_cast<size_t>(out_c_));
+        float* y_pixel = y_ + pending_[i] * out_c_;
+        const float* row = rows_ + i * out_c_;
+        if (accumulate_) {
+          for (int o = 0; o < out_c_; ++o) y_pixel[o] += row[o];
+        } else {
+          std::memcpy(y_pixel, row, sizeof(float) * static_cast<size_t>(out_c_));
+        }
       }
       return;
     }
@@ -238,14 +285,17 @@ class PatchProducts {
   const float* x_;
   const float* w_;
   const int out_c_, depth_;
-  const int block_;       // pixels a block of patches holds
-  const int row_floats_;  // KW * C: one filter row of a patch
-  const int row_step_;    // input floats from one filter row to the next
-  const int pixel_step_;  // input floats from one output pixel's window to the next
-  bool transpose_ = false;
-  // Forward: bias_ and y_. Backward: dz_, trained_, d_weights_, dx_ (y_ stays nullptr).
+  const int block_;         // pixels a block of patches holds
+  const int row_floats_;    // KW * C: one filter row of a patch
+  const int row_step_;      // input floats from one filter row to the next
+  const int pixel_step_;    // input floats from one output pixel's window to the next
+  bool transpose_ = false;  // the products use weights_ (the weights or their gradient transposed)
+  bool in_place_runs_ = false;  // interior windows are read in place, not gathered into patches
+  // Forward: bias_, y_ and accumulate_ (y += conv, no bias). Backward: dz_, trained_,
+  // d_weights_, dx_ (y_ stays nullptr).
   const float* bias_ = nullptr;
   float* y_ = nullptr;
+  bool accumulate_ = false;
   const float* dz_ = nullptr;
   RowRange trained_;
   float* d_weights_ = nullptr;
@@ -258,6 +308,33 @@ class PatchProducts {
   float rows_[kMaxPatchFloats];     // Y or dZ rows of the pending pixels
 };
 
+// The convolution that gives dX when the stride is 1: dZ is its input, dX its output, the kernel
+// flipped and the channels swapped (dX[iy][ix][c] = sum over taps and o of dz[iy + pad_top -
+// ky dh][ix + pad_left - kx dw][o] W[o][ky][kx][c]), so the padding becomes what is left of the
+// dilated kernel on the other side.
+WindowGeometry TransposedConvolution(const WindowGeometry& g, int out_c) {
+  WindowGeometry t = g;
+  t.in_h = g.out_h;
+  t.in_w = g.out_w;
+  t.in_c = out_c;
+  t.out_h = g.in_h;
+  t.out_w = g.in_w;
+  t.pad_top = (g.filter_h - 1) * g.dilation_h - g.pad_top;
+  t.pad_left = (g.filter_w - 1) * g.dilation_w - g.pad_left;
+  return t;
+}
+
+// Whether dX goes through the transposed convolution: stride 1, few input channels (there
+// Backward's dX product has rows of a few floats, a pixel's channels apart, whose overlapping
+// stores the CPU cannot forward to the next row's loads), and the turned weights and the dZ
+// patches fit their buffers.
+bool InputGradientAsConvolution(const WindowGeometry& g, int out_c) {
+  const int turned_depth = g.filter_h * g.filter_w * out_c;
+  return g.stride_h == 1 && g.stride_w == 1 && g.in_c < 16 && turned_depth <= kMaxPatchFloats &&
+         turned_depth * g.in_c <= kMaxPatchFloats && g.pad_top <= (g.filter_h - 1) * g.dilation_h &&
+         g.pad_left <= (g.filter_w - 1) * g.dilation_w;
+}
+
 }  // namespace
 
 void ConvForwardByPatches(const WindowGeometry& g, const float* x, const float* w, int out_c,
@@ -267,7 +344,15 @@ void ConvForwardByPatches(const WindowGeometry& g, const float* x, const float* 
 
 void ConvBackwardByPatches(const WindowGeometry& g, const float* x, const float* w, int out_c,
                            const float* dz, RowRange trained, float* d_weights, float* dx) {
-  PatchProducts(g, x, w, out_c).Backward(dz, trained, d_weights, dx);
+  const bool dx_as_convolution = dx != nullptr && InputGradientAsConvolution(g, out_c);
+  if (d_weights != nullptr || (dx != nullptr && !dx_as_convolution)) {
+    PatchProducts(g, x, w, out_c)
+        .Backward(dz, trained, d_weights, dx_as_convolution ? nullptr : dx);
+  }
+  if (dx_as_convolution) {
+    const WindowGeometry turned = TransposedConvolution(g, out_c);
+    PatchProducts(turned, dz, nullptr, g.in_c).AddTransposedConvolution(w, dx);
+  }
 }
 
 }  // namespace trainscope

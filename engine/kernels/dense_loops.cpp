@@ -24,6 +24,13 @@ void DenseWeightGradientAvx512(const float* dz, int rows, int out, RowRange trai
                                int depth, float* dw);
 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                              const float* b, int b_row, float* c, int c_row);
+void MatrixMultiplyTransposedAddAvx512(int rows, int cols, int segments, int length, const float* a,
+                                       int a_row, int a_segment, const float* b, int b_row,
+                                       float* c, int c_row);
+// dense_loops_avx2.cpp
+void MatrixMultiplyTransposedAddAvx2(int rows, int cols, int segments, int length, const float* a,
+                                     int a_row, int a_segment, const float* b, int b_row, float* c,
+                                     int c_row);
 #endif
 
 namespace {
@@ -138,6 +145,32 @@ void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row,
       const float* b_row_j = b + j * b_row;
       float* c_row_m = c + m * c_row;
       for (int n = 0; n < cols; ++n) c_row_m[n] += scale * b_row_j[n];
+    }
+  }
+}
+
+void MatrixMultiplyTransposedAdd(int rows, int cols, int segments, int length, const float* a,
+                                 int a_row, int a_segment, const float* b, int b_row, float* c,
+                                 int c_row) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return MatrixMultiplyTransposedAddAvx512(rows, cols, segments, length, a, a_row, a_segment, b,
+                                             b_row, c, c_row);
+  }
+  if (UsingFastKernels()) {
+    return MatrixMultiplyTransposedAddAvx2(rows, cols, segments, length, a, a_row, a_segment, b,
+                                           b_row, c, c_row);
+  }
+#endif
+  for (int m = 0; m < rows; ++m) {
+    for (int n = 0; n < cols; ++n) {
+      float sum = 0.0f;
+      for (int s = 0; s < segments; ++s) {
+        const float* a_run = a + m * a_row + s * a_segment;
+        const float* b_run = b + n * b_row + s * length;
+        for (int k = 0; k < length; ++k) sum += a_run[k] * b_run[k];
+      }
+      c[m * c_row + n] += sum;
     }
   }
 }

@@ -43,6 +43,19 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row);
 
+// The product of A and B transposed, A's rows read in segments: for m < rows, n < cols,
+//   C[m * c_row + n] += sum_{s < segments} sum_{k < length}
+//                         A[m * a_row + s * a_segment + k] * B[n * b_row + s * length + k]
+// Each C element is the dot product of an A row (`segments` runs of `length` adjacent floats,
+// a_segment apart: a convolution's window read in place, one run per filter row) and a B row
+// (the runs one after another: a weight row). The fast paths keep up to 16 dot products in
+// vectors of partial sums and add each vector's lanes up once, at the end, so few columns
+// (output channels) and long rows use them best: the case MatrixMultiplyAdd, whose vectors run
+// along the columns, handles worst. C rows must not overlap.
+void MatrixMultiplyTransposedAdd(int rows, int cols, int segments, int length, const float* a,
+                                 int a_row, int a_segment, const float* b, int b_row, float* c,
+                                 int c_row);
+
 // Which code the kernels run. kReference: the portable loops. kAvx2: 8-float vectors with FMA.
 // kAvx512: every product here (the FC products and every convolution product) in 16-float
 // vectors. Each path keeps its own register blocks, so the three may round differently.

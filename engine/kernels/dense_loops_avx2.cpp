@@ -2,9 +2,10 @@
 //
 // The AVX2/FMA paths of dense_loops.h, compiled for x86-64 only and called only after
 // HostHasAvx2(). Each product is cut into register blocks: a fixed number of rows times a fixed
-// number of 8-float vectors, summed in as many independent accumulators, so the fused
-// multiply-adds do not wait on each other. Depths that are not a multiple of 8 end with a masked
-// vector (masked-off lanes are neither read nor written).
+// number of 8-float vectors (or, for the dot products of DenseForward and
+// MatrixMultiplyTransposedAdd, of outputs each summed in a vector), in as many independent
+// accumulators, so the fused multiply-adds do not wait on each other. Depths that are not a
+// multiple of 8 end with a masked vector (masked-off lanes are neither read nor written).
 #include "engine/train/host_simd.h"
 
 #if defined(TRAINSCOPE_AVX2_PATH)
@@ -204,6 +205,87 @@ TS_AVX2 void WeightGradientOneRow(const float* dz, RowRange trained, const float
   }
 }
 
+// ---- MatrixMultiplyTransposedAdd: R rows x O columns of C, each a vector of 8 partial sums.
+
+template <int R, int O, bool kMasked>
+TS_AVX2 inline void DotStep(const float* a, int a_row, const float* b, int b_row, __m256i mask,
+                            __m256 (&acc)[R][O]) {
+  __m256 av[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) av[r] = Load(a + r * a_row, kMasked, mask);
+#pragma GCC unroll 8
+  for (int o = 0; o < O; ++o) {
+    const __m256 bv = Load(b + o * b_row, kMasked, mask);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) acc[r][o] = _mm256_fmadd_ps(av[r], bv, acc[r][o]);
+  }
+}
+
+template <int R, int O>
+TS_AVX2 void DotBlock(int segments, int length, const float* a, int a_row, int a_segment,
+                      const float* b, int b_row, float* c, int c_row) {
+  __m256 acc[R][O];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+    for (int o = 0; o < O; ++o) acc[r][o] = _mm256_setzero_ps();
+  }
+  for (int s = 0; s < segments; ++s) {
+    const float* a_s = a + s * a_segment;
+    const float* b_s = b + s * length;
+    int k = 0;
+    for (; k + 8 <= length; k += 8) {
+      DotStep<R, O, false>(a_s + k, a_row, b_s + k, b_row, __m256i(), acc);
+    }
+    if (k < length) DotStep<R, O, true>(a_s + k, a_row, b_s + k, b_row, LaneMask(length - k), acc);
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+    for (int o = 0; o < O; ++o) c[r * c_row + o] += HorizontalSum(acc[r][o]);
+  }
+}
+
+// R rows, every column: blocks of O columns, the remainder in halving blocks.
+template <int R, int O>
+TS_AVX2 void DotRows(int cols, int segments, int length, const float* a, int a_row, int a_segment,
+                     const float* b, int b_row, float* c, int c_row) {
+  int n = 0;
+  for (; n + O <= cols; n += O) {
+    DotBlock<R, O>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n, c_row);
+  }
+  if constexpr (O > 4) {
+    if (cols - n >= 4) {
+      DotBlock<R, 4>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n, c_row);
+      n += 4;
+    }
+  }
+  if constexpr (O > 2) {
+    if (cols - n >= 2) {
+      DotBlock<R, 2>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n, c_row);
+      n += 2;
+    }
+  }
+  if constexpr (O > 1) {
+    if (cols - n >= 1) {
+      DotBlock<R, 1>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n, c_row);
+    }
+  }
+}
+
+// Blocks of R rows x O columns with 8 to 12 accumulators: 3 x 4 when there are 4 columns or
+// more, 4 x 3, 6 x 2 or 8 x 1 for fewer; the last rows one at a time, 8 columns a block.
+template <int R, int O>
+TS_AVX2 int DotRowBlocks(int rows, int cols, int segments, int length, const float* a, int a_row,
+                         int a_segment, const float* b, int b_row, float* c, int c_row) {
+  int m = 0;
+  for (; m + R <= rows; m += R) {
+    DotRows<R, O>(cols, segments, length, a + m * a_row, a_row, a_segment, b, b_row, c + m * c_row,
+                  c_row);
+  }
+  return m;
+}
+
 // ---- MatrixMultiplyAdd: R rows x 16 columns of C, one broadcast A value per row and step.
 
 template <int R, bool kMasked>
@@ -277,6 +359,25 @@ TS_AVX2 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a
         break;
     }
     m += take;
+  }
+}
+
+TS_AVX2 void MatrixMultiplyTransposedAddAvx2(int rows, int cols, int segments, int length,
+                                             const float* a, int a_row, int a_segment,
+                                             const float* b, int b_row, float* c, int c_row) {
+  int m = 0;
+  if (cols >= 4) {
+    m = DotRowBlocks<3, 4>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  } else if (cols == 3) {
+    m = DotRowBlocks<4, 3>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  } else if (cols == 2) {
+    m = DotRowBlocks<6, 2>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  } else {
+    m = DotRowBlocks<8, 1>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  }
+  for (; m < rows; ++m) {
+    DotRows<1, 8>(cols, segments, length, a + m * a_row, a_row, a_segment, b, b_row, c + m * c_row,
+                  c_row);
   }
 }
 

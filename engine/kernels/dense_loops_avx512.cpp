@@ -166,23 +166,29 @@ constexpr int DotSets(int products) {
 // keep too few lines in flight for its bandwidth.
 constexpr int kPrefetchFloats = 128;
 
+// One step of 16 floats: the O B vectors first, then each A vector once, for its O sums (read
+// row by row like this, every operand is loaded once a step; A rows, a pixel apart in a
+// convolution, often straddle cache lines, where a load costs two).
 template <int R, int O, bool kMasked>
 TS_AVX512 inline void DotStep(const float* a, int a_row, const float* b, int b_row, __mmask16 mask,
                               __m512 (&acc)[R][O]) {
-  __m512 av[R];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
-    av[r] = kMasked ? _mm512_maskz_loadu_ps(mask, a + r * a_row) : _mm512_loadu_ps(a + r * a_row);
-  }
+  __m512 bv[O];
 #pragma GCC unroll 16
   for (int o = 0; o < O; ++o) {
     if (R == 1 && !kMasked) {
       _mm_prefetch(reinterpret_cast<const char*>(b + o * b_row + kPrefetchFloats), _MM_HINT_T0);
     }
-    const __m512 bv =
-        kMasked ? _mm512_maskz_loadu_ps(mask, b + o * b_row) : _mm512_loadu_ps(b + o * b_row);
+    bv[o] = kMasked ? _mm512_maskz_loadu_ps(mask, b + o * b_row) : _mm512_loadu_ps(b + o * b_row);
+  }
 #pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) acc[r][o] = _mm512_fmadd_ps(av[r], bv, acc[r][o]);
+  for (int r = 0; r < R; ++r) {
+    __m512 av =
+        kMasked ? _mm512_maskz_loadu_ps(mask, a + r * a_row) : _mm512_loadu_ps(a + r * a_row);
+    // Left alone, GCC folds this load into each of the O multiply-adds (O loads of the same
+    // vector); the empty asm makes it a register value.
+    if (O > 1) __asm__("" : "+v"(av));
+#pragma GCC unroll 16
+    for (int o = 0; o < O; ++o) acc[r][o] = _mm512_fmadd_ps(av, bv[o], acc[r][o]);
   }
 }
 
@@ -475,6 +481,12 @@ TS_AVX512 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const floa
     MultiplyAddColumns<12, 1, false>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
                                      c_row);
   }
+}
+
+TS_AVX512 void MatrixMultiplyTransposedAddAvx512(int rows, int cols, int segments, int length,
+                                                 const float* a, int a_row, int a_segment,
+                                                 const float* b, int b_row, float* c, int c_row) {
+  DotProductsAdd(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
 }
 
 TS_AVX512 void DenseForwardAvx512(const float* x, int rows, int depth, const float* w, int out,

@@ -511,5 +511,53 @@ TEST_F(FastPath, MatrixMultiplyAddMatchesPortableLoops) {
   }
 }
 
+struct TransposedShape {
+  int rows, cols, segments, length;
+  int a_row, a_segment;  // 0: one dense row of segments * length
+};
+
+// C += A B^T as dot products over segmented A rows: the conv windows read in place (3 filter
+// rows of 48 floats, rows a pixel apart), dense rows (the FC forward), every column count the
+// blocks use (1..5, 16 and a remainder), lengths around the vector widths.
+TEST_F(FastPath, MatrixMultiplyTransposedAddMatchesPortableLoops) {
+  std::vector<TransposedShape> shapes;
+  for (int rows = 1; rows <= 20; ++rows) {
+    for (int cols : {1, 2, 3, 4, 5, 16, 19}) {
+      shapes.push_back({rows, cols, 3, 48, 16, 32 * 16});  // the ConvNet's first-layer dX
+      shapes.push_back({rows, cols, 1, 37, 0, 0});
+    }
+    shapes.push_back({rows, 3, 2, 7, 5, 9});  // short runs, overlapping windows
+    shapes.push_back({rows, 8, 5, 16, 16, 100});
+  }
+  std::mt19937 rng(47);
+  std::uniform_int_distribution<int> rows(1, 20), cols(1, 20), segments(1, 4), length(1, 70);
+  for (int i = 0; i < 60; ++i) {
+    shapes.push_back({rows(rng), cols(rng), segments(rng), length(rng), 0, 0});
+    if (i % 2 == 1) {  // strided, overlapping rows
+      shapes.back().a_row = 1 + i % 9;
+      shapes.back().a_segment = shapes.back().length + i % 5;
+    }
+  }
+  for (TransposedShape s : shapes) {
+    if (s.a_row == 0) s.a_row = s.segments * s.length;
+    const size_t a_size =
+        static_cast<size_t>((s.rows - 1) * s.a_row + (s.segments - 1) * s.a_segment + s.length);
+    const int b_row = s.segments * s.length + s.rows % 3;  // B rows with and without a gap
+    const size_t b_size = static_cast<size_t>((s.cols - 1) * b_row + s.segments * s.length);
+    const int c_row = s.cols + s.rows % 2;
+    const size_t c_size = static_cast<size_t>((s.rows - 1) * c_row + s.cols);
+    const auto product = [&](const std::vector<const float*>& in, float* c) {
+      MatrixMultiplyTransposedAdd(s.rows, s.cols, s.segments, s.length, in[0], s.a_row, s.a_segment,
+                                  in[1], b_row, c, c_row);
+    };
+    std::ostringstream name;
+    name << "MatrixMultiplyTransposedAdd " << s.rows << " x " << s.cols << ", " << s.segments
+         << " runs of " << s.length << " a " << s.a_row << "," << s.a_segment << " b " << b_row
+         << " c " << c_row;
+    ExpectProductAgrees(name.str(), {RandomFloats(a_size, rng), RandomFloats(b_size, rng)},
+                        RandomFloats(c_size, rng), product);
+  }
+}
+
 }  // namespace
 }  // namespace trainscope

@@ -255,13 +255,10 @@ TS_AVX512 void DotBlock(int segments, int length, const float* a, int a_row, int
   }
 }
 
-// R rows, every column: blocks of O = 16 / R columns (8 for a single row, whose B rows stream
-// from memory: more rows at once than that compete for the line fill buffers), the remainder in
-// halving blocks.
-template <int R>
+// R rows, every column: blocks of O columns, the remainder in halving blocks.
+template <int R, int O>
 TS_AVX512 void DotRows(int cols, int segments, int length, const float* a, int a_row, int a_segment,
                        const float* b, int b_row, float* c, int c_row) {
-  constexpr int O = R == 1 ? 8 : 16 / R;
   int n = 0;
   for (; n + O <= cols; n += O) {
     DotBlock<R, O>(segments, length, a, a_row, a_segment, b + n * b_row, b_row, c + n, c_row);
@@ -282,28 +279,51 @@ TS_AVX512 void DotRows(int cols, int segments, int length, const float* a, int a
   remainder(std::integral_constant<int, 1>());
 }
 
-// Rows in blocks shaped by the number of columns: 4 x 4 (8 loads a step for 16 FMAs) when there
-// are 4 or more, else as many rows as make up to 16 dot products; a last row or few one at a
-// time, 16 columns a block.
+// Calls the R-row blocks for `rows` (1 <= rows <= R).
+template <int R, int O>
+TS_AVX512 void DotFewRows(int rows, int cols, int segments, int length, const float* a, int a_row,
+                          int a_segment, const float* b, int b_row, float* c, int c_row) {
+  if (rows == R) {
+    return DotRows<R, O>(cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  }
+  if constexpr (R > 1) {
+    DotFewRows<R - 1, O>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  }
+}
+
+// As few blocks of at most kRows rows as cover the rows, split evenly (a convolution's 32-pixel
+// row with 3 outputs: 5, 5, 5, 5, 4, 4, 4, not six 5s and two single rows).
+template <int kRows, int O>
+TS_AVX512 void DotRowBlocks(int rows, int cols, int segments, int length, const float* a, int a_row,
+                            int a_segment, const float* b, int b_row, float* c, int c_row) {
+  for (int m = 0; m < rows;) {
+    const int left = rows - m;
+    const int blocks = (left + kRows - 1) / kRows;
+    const int take = (left + blocks - 1) / blocks;
+    DotFewRows<kRows, O>(take, cols, segments, length, a + m * a_row, a_row, a_segment, b, b_row,
+                         c + m * c_row, c_row);
+    m += take;
+  }
+}
+
+// Blocks shaped by the number of columns: 4 rows x 4 columns (8 loads a step for 16 FMAs) when
+// there are 4 or more, else as many rows as make up to 16 dot products. A single row takes 8
+// columns a block: its B rows stream from memory (the FC forward), and more streams at once
+// than that compete for the line fill buffers.
 TS_AVX512 void DotProductsAdd(int rows, int cols, int segments, int length, const float* a,
                               int a_row, int a_segment, const float* b, int b_row, float* c,
                               int c_row) {
-  int m = 0;
-  const auto blocks = [&](auto rows_per_block) {
-    constexpr int kRows = decltype(rows_per_block)::value;
-    for (; m + kRows <= rows; m += kRows) {
-      DotRows<kRows>(cols, segments, length, a + m * a_row, a_row, a_segment, b, b_row,
-                     c + m * c_row, c_row);
-    }
-  };
-  if (cols >= 4) {
-    blocks(std::integral_constant<int, 4>());
+  if (rows == 1) {
+    DotRows<1, 8>(cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  } else if (cols >= 4) {
+    DotRowBlocks<4, 4>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
   } else if (cols == 3) {
-    blocks(std::integral_constant<int, 5>());
+    DotRowBlocks<5, 3>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
+  } else if (cols == 2) {
+    DotRowBlocks<8, 2>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
   } else {
-    blocks(std::integral_constant<int, 8>());
+    DotRowBlocks<8, 1>(rows, cols, segments, length, a, a_row, a_segment, b, b_row, c, c_row);
   }
-  blocks(std::integral_constant<int, 1>());
 }
 
 // ---- The one-row gradients: the outputs whose DZ is not zero, a chunk at a time.

@@ -229,6 +229,9 @@ TEST_F(FastPath, ConvMatchesReferenceOnEdgeShapes) {
       {1, 4, 4, 2, 3, 7, 7, Padding::kSame, 1, 1, 1, 1},      // filter larger than the input
       {1, 9, 9, 200, 8, 3, 3, Padding::kSame, 1, 1, 1, 1},    // deep patches, few per block
       {1, 3, 3, 1000, 2, 3, 3, Padding::kSame, 1, 1, 1, 1},   // a patch beyond the buffer
+      {1, 5, 64, 64, 4, 3, 3, Padding::kSame, 1, 1, 1, 1},    // rows too wide for a band
+      {1, 4, 64, 3, 48, 3, 3, Padding::kSame, 1, 1, 1, 1},    // dZ rows too wide for a band
+      {2, 20, 7, 2, 3, 4, 2, Padding::kSame, 3, 1, 2, 1},     // bands with stride and dilation
   };
   const TrainRank ranks[] = {TrainRank::kAll, TrainRank::kUpperHalf, TrainRank::kLowerHalf,
                              TrainRank::kOnlyBias};

@@ -11,16 +11,17 @@
 //                       can have more rows than there are general registers for row pointers.
 //   DenseForward        dot products: blocks of R rows x O outputs, each a vector of partial
 //                       sums, reduced 16 at a time into one vector by a shuffle tree.
-//   DenseInputGradient  one row: blocks of DX columns summed over the outputs whose DZ is not
-//                       zero; more rows: MatrixMultiplyAdd (DX += DZ W).
+//   DenseInputGradient  one row: DX plus 8 scaled W rows at a time, over the outputs whose DZ
+//                       is not zero; more rows: MatrixMultiplyAdd (DX += DZ W).
 //   DenseWeightGradient one row: the rank-1 update, row by row of DW, skipping zero DZ; more
 //                       rows: MatrixMultiplyAdd (DW += DZ^T X), each X vector used by 12 rows.
 //
 // With one row, the forward and input gradient read each weight once: W (400 KB for the MLP's
-// 784x128) streams from the second-level cache, and their speed is that of the stream. They
-// prefetch W ahead, and start at W's first cache line boundary (engine buffers are only 16-byte
-// aligned), since a 64-byte load split across two lines costs as much as two. The rank-1 update
-// reads and writes each DW element once: it runs at the cache's read-modify-write speed.
+// 784x128) streams from the second-level cache, and their speed is that of the stream. Both
+// read 8 rows of W side by side, each from its start to its end, and start at W's first cache
+// line boundary (engine buffers are only 16-byte aligned), since a 64-byte load split across
+// two lines costs as much as two. The rank-1 update reads and writes each DW element once: it
+// runs at the cache's read-modify-write speed.
 #include "engine/train/host_simd.h"
 
 #if defined(TRAINSCOPE_AVX2_PATH)
@@ -161,11 +162,6 @@ constexpr int DotSets(int products) {
   return products >= 8 ? 1 : (8 + products - 1) / products;
 }
 
-// How far ahead a single row's dot products prefetch their B rows: B (the FC weights) then
-// streams from the second-level cache, one use per float, and the hardware prefetchers alone
-// keep too few lines in flight for its bandwidth.
-constexpr int kPrefetchFloats = 128;
-
 // One step of 16 floats: the O B vectors first, then each A vector once, for its O sums (read
 // row by row like this, every operand is loaded once a step; A rows, a pixel apart in a
 // convolution, often straddle cache lines, where a load costs two).
@@ -175,9 +171,6 @@ TS_AVX512 inline void DotStep(const float* a, int a_row, const float* b, int b_r
   __m512 bv[O];
 #pragma GCC unroll 16
   for (int o = 0; o < O; ++o) {
-    if (R == 1 && !kMasked) {
-      _mm_prefetch(reinterpret_cast<const char*>(b + o * b_row + kPrefetchFloats), _MM_HINT_T0);
-    }
     bv[o] = kMasked ? _mm512_maskz_loadu_ps(mask, b + o * b_row) : _mm512_loadu_ps(b + o * b_row);
   }
 #pragma GCC unroll 16
@@ -341,105 +334,72 @@ inline int NonzeroOutputs(const float* dz, int begin, int end, int* nonzero) {
   return count;
 }
 
-// DX columns [k, k + 16 V) summed over the listed outputs in kSets interleaved sets of V
-// accumulators (a narrow block still has 8 independent sums). W streams from the second-level
-// cache: each row's columns some 32 lines ahead in the list are prefetched.
-template <int V, int kSets>
-TS_AVX512 void InputGradientColumns(const int* outputs, int count, const float* dz, const float* w,
-                                    int depth, int k, float* dx) {
-  __m512 acc[kSets][V];
+// One vector of DX (masked by `lanes` when kMasked) plus the N rows' scaled vectors, in two
+// chains of sums so that each waits for half the multiply-adds.
+template <int N, bool kMasked>
+TS_AVX512 inline void InputGradientStep(const float* const (&rows)[N], const __m512 (&scale)[N],
+                                        int k, __mmask16 lanes, float* dx) {
+  __m512 sum[2] = {kMasked ? _mm512_maskz_loadu_ps(lanes, dx + k) : _mm512_loadu_ps(dx + k),
+                   _mm512_setzero_ps()};
 #pragma GCC unroll 8
-  for (int s = 0; s < kSets; ++s) {
-#pragma GCC unroll 16
-    for (int v = 0; v < V; ++v) acc[s][v] = _mm512_setzero_ps();
+  for (int i = 0; i < N; ++i) {
+    const __m512 wv =
+        kMasked ? _mm512_maskz_loadu_ps(lanes, rows[i] + k) : _mm512_loadu_ps(rows[i] + k);
+    sum[i % 2] = _mm512_fmadd_ps(scale[i], wv, sum[i % 2]);
   }
-  constexpr int kAhead = V >= 16 ? 2 : 32 / V;
-  const auto row = [&](int i) { return w + outputs[std::min(i, count - 1)] * depth + k; };
-  for (int i = 0; i < count; i += kSets) {
-#pragma GCC unroll 8
-    for (int s = 0; s < kSets; ++s) {
-      if (kSets > 1 && i + s >= count) break;
-      const float* w_row = row(i + s);
-      const float* ahead = row(i + s + kAhead);
-      const __m512 g = _mm512_set1_ps(dz[outputs[i + s]]);
-#pragma GCC unroll 16
-      for (int v = 0; v < V; ++v) {
-        _mm_prefetch(reinterpret_cast<const char*>(ahead + 16 * v), _MM_HINT_T0);
-        acc[s][v] = _mm512_fmadd_ps(g, _mm512_loadu_ps(w_row + 16 * v), acc[s][v]);
-      }
-    }
-  }
-#pragma GCC unroll 16
-  for (int v = 0; v < V; ++v) {
-#pragma GCC unroll 8
-    for (int s = 1; s < kSets; ++s) acc[0][v] = _mm512_add_ps(acc[0][v], acc[s][v]);
-    float* p = dx + k + 16 * v;
-    _mm512_storeu_ps(p, _mm512_add_ps(_mm512_loadu_ps(p), acc[0][v]));
+  const __m512 total = _mm512_add_ps(sum[0], sum[1]);
+  if (kMasked) {
+    _mm512_mask_storeu_ps(dx + k, lanes, total);
+  } else {
+    _mm512_storeu_ps(dx + k, total);
   }
 }
 
-// The partial vectors at both ends of the columns (`head` floats from column 0, `tail` floats
-// ending at `depth`; either may be 0) in one pass over the listed outputs, 4 sets of
-// accumulators each.
-TS_AVX512 void InputGradientEdges(const int* outputs, int count, const float* dz, const float* w,
-                                  int depth, int head, int tail, float* dx) {
-  constexpr int kSets = 4;
-  const __mmask16 head_lanes = LaneMask16(head), tail_lanes = LaneMask16(tail);
-  const int tail_k = depth - tail;
-  __m512 front[kSets], back[kSets];
-#pragma GCC unroll 4
-  for (int s = 0; s < kSets; ++s) front[s] = back[s] = _mm512_setzero_ps();
-  for (int i = 0; i < count; i += kSets) {
-#pragma GCC unroll 4
-    for (int s = 0; s < kSets; ++s) {
-      if (i + s >= count) break;
-      const float* w_row = w + outputs[i + s] * depth;
-      const __m512 g = _mm512_set1_ps(dz[outputs[i + s]]);
-      front[s] = _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(head_lanes, w_row), front[s]);
-      back[s] = _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(tail_lanes, w_row + tail_k), back[s]);
-    }
+// DX += DZ[o] W[o] for N listed outputs, their W rows streamed side by side over the whole
+// depth (the access of the forward's dot products, which the second-level cache serves best;
+// DX, 3 KB for the MLP, stays in the first-level cache). The first `head` columns and a last
+// partial vector are masked steps.
+template <int N>
+TS_AVX512 void InputGradientRows(const int* outputs, const float* dz, const float* w, int depth,
+                                 int head, float* dx) {
+  const float* rows[N];
+  __m512 scale[N];
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) {
+    rows[i] = w + outputs[i] * depth;
+    scale[i] = _mm512_set1_ps(dz[outputs[i]]);
   }
-  const __m512 front_sum =
-      _mm512_add_ps(_mm512_add_ps(front[0], front[1]), _mm512_add_ps(front[2], front[3]));
-  const __m512 back_sum =
-      _mm512_add_ps(_mm512_add_ps(back[0], back[1]), _mm512_add_ps(back[2], back[3]));
-  _mm512_mask_storeu_ps(dx, head_lanes,
-                        _mm512_add_ps(_mm512_maskz_loadu_ps(head_lanes, dx), front_sum));
-  _mm512_mask_storeu_ps(dx + tail_k, tail_lanes,
-                        _mm512_add_ps(_mm512_maskz_loadu_ps(tail_lanes, dx + tail_k), back_sum));
+  int k = 0;
+  if (head > 0) {
+    InputGradientStep<N, true>(rows, scale, 0, LaneMask16(head), dx);
+    k = head;
+  }
+  for (; k + 16 <= depth; k += 16) InputGradientStep<N, false>(rows, scale, k, 0xffff, dx);
+  if (k < depth) InputGradientStep<N, true>(rows, scale, k, LaneMask16(depth - k), dx);
 }
 
-// The next V whole vectors of DX from column *k when at least V are left before `end`.
-template <int V, int kSets>
-TS_AVX512 void InputGradientBlockIfLeft(const int* outputs, int count, const float* dz,
-                                        const float* w, int depth, int end, float* dx, int* k) {
-  if (end - *k < 16 * V) return;
-  InputGradientColumns<V, kSets>(outputs, count, dz, w, depth, *k, dx);
-  *k += 16 * V;
+// InputGradientRows for `count` outputs (0 <= count <= N).
+template <int N>
+TS_AVX512 void InputGradientFewRows(int count, const int* outputs, const float* dz, const float* w,
+                                    int depth, int head, float* dx) {
+  if (count == N) return InputGradientRows<N>(outputs, dz, w, depth, head, dx);
+  if constexpr (N > 1) InputGradientFewRows<N - 1>(count, outputs, dz, w, depth, head, dx);
 }
 
-// DX += DZ W for one row: whole vectors in 16-vector column blocks (each W row read 1 KB at a
-// time, which the second-level cache streams better than shorter runs), the rest in blocks of 8,
-// 4, 2 and 1 with more accumulator sets, the partial vectors at the ends in one last pass. When
-// the rows share their alignment (depth a multiple of 16), the head runs up to W's first line
-// boundary, so that every whole-vector load is one line (a split load costs as much as two).
+// DX += DZ W for one row, 8 outputs' W rows at a time. When the rows share their alignment
+// (depth a multiple of 16), the head runs up to W's first line boundary, so that every later W
+// load is one whole line (a load split across two costs as much as two).
 TS_AVX512 void InputGradientOneRow(const float* dz, int out, const float* w, int depth, float* dx) {
+  constexpr int kRowsAtOnce = 8;
   const int head = depth % 16 == 0 ? std::min(depth, FloatsToNextLine(w)) : 0;
-  const int whole_end = head + (depth - head) / 16 * 16;
-  const int tail = depth - whole_end;
   int nonzero[kOutputChunk];
   for (int chunk = 0; chunk < out; chunk += kOutputChunk) {
     const int count = NonzeroOutputs(dz, chunk, std::min(out, chunk + kOutputChunk), nonzero);
-    if (count == 0) continue;
-    int k = head;
-    while (whole_end - k >= 16 * 16) {
-      InputGradientBlockIfLeft<16, 1>(nonzero, count, dz, w, depth, whole_end, dx, &k);
+    int i = 0;
+    for (; i + kRowsAtOnce <= count; i += kRowsAtOnce) {
+      InputGradientRows<kRowsAtOnce>(nonzero + i, dz, w, depth, head, dx);
     }
-    InputGradientBlockIfLeft<8, 1>(nonzero, count, dz, w, depth, whole_end, dx, &k);
-    InputGradientBlockIfLeft<4, 2>(nonzero, count, dz, w, depth, whole_end, dx, &k);
-    InputGradientBlockIfLeft<2, 4>(nonzero, count, dz, w, depth, whole_end, dx, &k);
-    InputGradientBlockIfLeft<1, 8>(nonzero, count, dz, w, depth, whole_end, dx, &k);
-    if (head > 0 || tail > 0) InputGradientEdges(nonzero, count, dz, w, depth, head, tail, dx);
+    InputGradientFewRows<kRowsAtOnce - 1>(count - i, nonzero + i, dz, w, depth, head, dx);
   }
 }
 

@@ -197,17 +197,14 @@ class PatchProducts {
     ForEachRun([&](int first, const InteriorRun& interior) {
       const int pixels = interior.hi - interior.lo;
       float* y_run = y + first * out_c_;
-      if (!accumulate) SetBias(y_run, pixels);
-      if (!transpose_) {
-        MatrixMultiplyTransposedAdd(pixels, out_c_, g_.filter_h, row_floats_, interior.window,
-                                    pixel_step_, interior.row_step, w_, depth_, y_run, out_c_);
+      if (transpose_) {
+        MatrixMultiplyRuns(pixels, out_c_, g_.filter_h, row_floats_, interior.window, pixel_step_,
+                           interior.row_step, weights_, out_c_, bias_, y_run, out_c_);
         return;
       }
-      for (int ky = 0; ky < g_.filter_h; ++ky) {
-        MatrixMultiplyAdd(pixels, out_c_, row_floats_, interior.window + ky * interior.row_step,
-                          pixel_step_, 1, weights_ + ky * row_floats_ * out_c_, out_c_, y_run,
-                          out_c_);
-      }
+      if (!accumulate) SetBias(y_run, pixels);
+      MatrixMultiplyTransposedAdd(pixels, out_c_, g_.filter_h, row_floats_, interior.window,
+                                  pixel_step_, interior.row_step, w_, depth_, y_run, out_c_);
     });
   }
 
@@ -295,14 +292,16 @@ class PatchProducts {
     }
   }
 
+  // The pixels' rows are adjacent: zeros in one call; the bias by a loop (a call per pixel to
+  // copy a few channels costs more than the copy).
   void SetBias(float* y_pixels, int count) const {
-    const size_t row_bytes = sizeof(float) * static_cast<size_t>(out_c_);
+    if (bias_ == nullptr || accumulate_) {
+      std::memset(y_pixels, 0, sizeof(float) * static_cast<size_t>(count * out_c_));
+      return;
+    }
     for (int p = 0; p < count; ++p) {
-      if (bias_ != nullptr && !accumulate_) {
-        std::memcpy(y_pixels + p * out_c_, bias_, row_bytes);
-      } else {
-        std::memset(y_pixels + p * out_c_, 0, row_bytes);
-      }
+      float* y_pixel = y_pixels + p * out_c_;
+      for (int o = 0; o < out_c_; ++o) y_pixel[o] = bias_[o];
     }
   }
 
@@ -316,11 +315,11 @@ class PatchProducts {
       for (int i = 0; i < count; ++i) GatherPatch(g_, x_, pending_taps_[i], patches_ + i * depth_);
     }
     if (y_ != nullptr) {
-      SetBias(rows_, count);
       if (transpose_) {
-        MatrixMultiplyAdd(count, out_c_, depth_, patches_, depth_, 1, weights_, out_c_, rows_,
-                          out_c_);
+        MatrixMultiplyRuns(count, out_c_, 1, depth_, patches_, depth_, 0, weights_, out_c_, bias_,
+                           rows_, out_c_);
       } else {
+        SetBias(rows_, count);
         MatrixMultiplyTransposedAdd(count, out_c_, 1, depth_, patches_, depth_, 0, w_, depth_,
                                     rows_, out_c_);
       }

@@ -7,7 +7,8 @@
 //   dW        DW    += DenseWeightGradient(DZ[p], patch[p])
 //   dX        patch gradients = DenseInputGradient(DZ[p], W), then added back under the window
 // The weights are transposed to [KH * KW * C][out_c] when they fit a second buffer, so that the
-// products are MatrixMultiplyAdd's with output channels or patch depth as the wide side; with
+// products are MatrixMultiplyAdd's with output channels or patch depth as the wide side (the
+// forward's a MatrixMultiplyRuns, setting Y from the bias over all filter rows at once); with
 // fewer than 8 output channels the forward instead takes each output as a dot product of a
 // window and a weight row (MatrixMultiplyTransposedAdd). Either way the pixels of an output row
 // whose windows lie inside the input (dilation_w 1) need no patches at all: per filter row

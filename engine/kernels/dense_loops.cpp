@@ -24,10 +24,16 @@ void DenseWeightGradientAvx512(const float* dz, int rows, int out, RowRange trai
                                int depth, float* dw);
 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                              const float* b, int b_row, float* c, int c_row);
+void MatrixMultiplyRunsAvx512(int rows, int cols, int runs, int length, const float* a, int a_row,
+                              int a_run, const float* b, int b_row, const float* bias, float* c,
+                              int c_row);
 void MatrixMultiplyTransposedAddAvx512(int rows, int cols, int segments, int length, const float* a,
                                        int a_row, int a_segment, const float* b, int b_row,
                                        float* c, int c_row);
 // dense_loops_avx2.cpp
+void MatrixMultiplyRunsAvx2(int rows, int cols, int runs, int length, const float* a, int a_row,
+                            int a_run, const float* b, int b_row, const float* bias, float* c,
+                            int c_row);
 void MatrixMultiplyTransposedAddAvx2(int rows, int cols, int segments, int length, const float* a,
                                      int a_row, int a_segment, const float* b, int b_row, float* c,
                                      int c_row);
@@ -145,6 +151,32 @@ void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row,
       const float* b_row_j = b + j * b_row;
       float* c_row_m = c + m * c_row;
       for (int n = 0; n < cols; ++n) c_row_m[n] += scale * b_row_j[n];
+    }
+  }
+}
+
+void MatrixMultiplyRuns(int rows, int cols, int runs, int length, const float* a, int a_row,
+                        int a_run, const float* b, int b_row, const float* bias, float* c,
+                        int c_row) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return MatrixMultiplyRunsAvx512(rows, cols, runs, length, a, a_row, a_run, b, b_row, bias, c,
+                                    c_row);
+  }
+  if (UsingFastKernels()) {
+    return MatrixMultiplyRunsAvx2(rows, cols, runs, length, a, a_row, a_run, b, b_row, bias, c,
+                                  c_row);
+  }
+#endif
+  for (int m = 0; m < rows; ++m) {
+    float* c_row_m = c + m * c_row;
+    for (int n = 0; n < cols; ++n) c_row_m[n] = bias != nullptr ? bias[n] : 0.0f;
+    for (int s = 0; s < runs; ++s) {
+      for (int j = 0; j < length; ++j) {
+        const float scale = a[m * a_row + s * a_run + j];
+        const float* b_row_j = b + (s * length + j) * b_row;
+        for (int n = 0; n < cols; ++n) c_row_m[n] += scale * b_row_j[n];
+      }
     }
   }
 }

@@ -43,6 +43,17 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row);
 
+// MatrixMultiplyAdd's product with A's inner dimension read in runs, setting C: for m < rows,
+// n < cols,
+//   C[m * c_row + n] = bias[n] + sum_{s < runs} sum_{j < length}
+//                                  A[m * a_row + s * a_run + j] * B[(s * length + j) * b_row + n]
+// (no bias when nullptr). A convolution's forward in one call per row of output pixels: a window
+// is KH runs of KW * C adjacent inputs, an input row apart, and B the weights transposed, so C is
+// written once, with no earlier pass to set the bias. C rows must not overlap.
+void MatrixMultiplyRuns(int rows, int cols, int runs, int length, const float* a, int a_row,
+                        int a_run, const float* b, int b_row, const float* bias, float* c,
+                        int c_row);
+
 // The product of A and B transposed, A's rows read in segments: for m < rows, n < cols,
 //   C[m * c_row + n] += sum_{s < segments} sum_{k < length}
 //                         A[m * a_row + s * a_segment + k] * B[n * b_row + s * length + k]

@@ -286,80 +286,125 @@ TS_AVX2 int DotRowBlocks(int rows, int cols, int segments, int length, const flo
   return m;
 }
 
-// ---- MatrixMultiplyAdd: R rows x 16 columns of C, one broadcast A value per row and step.
+// ---- MatrixMultiplyAdd and MatrixMultiplyRuns: R rows x 16 columns of C, one broadcast A value
+// per row and step.
 
-template <int R, bool kMasked>
-TS_AVX2 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_row, int a_col,
-                              const float* b, int b_row, float* c, int c_row) {
-  const __m256i mask0 = kMasked ? LaneMask(cols_left) : __m256i();
-  const __m256i mask1 = kMasked ? LaneMask(cols_left - 8) : __m256i();
+// One call's operands. A's inner dimension is `runs` runs of `length` steps, a_run apart, a_col
+// apart within a run; B has a row per step. With kSet (a template argument of the blocks), C =
+// bias (zero when nullptr) + A B, C not read (MatrixMultiplyRuns); else C += A B, in one run
+// (MatrixMultiplyAdd).
+struct Product {
+  int runs, length;
+  const float* a;
+  int a_row, a_run, a_col;
+  const float* b;
+  int b_row;
+  const float* bias;
+  float* c;
+  int c_row;
+};
+
+// Rows [m, m + R) x columns [n, n + 16) of C (with kMasked, columns past `cols` off). The
+// block's place is passed as m and n, not as a shifted copy of the product: copying a structure
+// just written field by field stalls on its wider loads.
+template <int R, bool kMasked, bool kSet>
+TS_AVX2 void MultiplyAddBlock(const Product& p, int m, int n, int cols) {
+  const __m256i mask0 = kMasked ? LaneMask(cols - n) : __m256i();
+  const __m256i mask1 = kMasked ? LaneMask(cols - n - 8) : __m256i();
+  const bool from_bias = kSet && p.bias != nullptr;
+  const __m256 start0 = from_bias ? Load(p.bias + n, kMasked, mask0) : _mm256_setzero_ps();
+  const __m256 start1 = from_bias ? Load(p.bias + n + 8, kMasked, mask1) : _mm256_setzero_ps();
   __m256 acc0[R], acc1[R];
 #pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
-  for (int j = 0; j < inner; ++j) {
-    const __m256 b0 = Load(b + j * b_row, kMasked, mask0);
-    const __m256 b1 = Load(b + j * b_row + 8, kMasked, mask1);
-    const float* a_j = a + j * a_col;
+  for (int r = 0; r < R; ++r) {
+    acc0[r] = start0;
+    acc1[r] = start1;
+  }
+  // Strides in locals, pointers stepped, and one run when adding (MatrixMultiplyAdd): the
+  // compiler then keeps everything in registers.
+  const int a_row = p.a_row, a_col = p.a_col, b_row = p.b_row, length = p.length;
+  const int runs = kSet ? p.runs : 1;
+  for (int run = 0; run < runs; ++run) {
+    const float* a_j = p.a + m * a_row + run * p.a_run;
+    const float* b_j = p.b + n + run * length * b_row;
+    for (int j = 0; j < length; ++j, a_j += a_col, b_j += b_row) {
+      const __m256 b0 = Load(b_j, kMasked, mask0);
+      const __m256 b1 = Load(b_j + 8, kMasked, mask1);
 #pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      const __m256 scale = _mm256_broadcast_ss(a_j + r * a_row);
-      acc0[r] = _mm256_fmadd_ps(scale, b0, acc0[r]);
-      acc1[r] = _mm256_fmadd_ps(scale, b1, acc1[r]);
+      for (int r = 0; r < R; ++r) {
+        const __m256 scale = _mm256_broadcast_ss(a_j + r * a_row);
+        acc0[r] = _mm256_fmadd_ps(scale, b0, acc0[r]);
+        acc1[r] = _mm256_fmadd_ps(scale, b1, acc1[r]);
+      }
     }
   }
+  // Vector stores may alias anything, the product's fields too: they are read into locals first.
+  float* const c_block = p.c + m * p.c_row + n;
+  const int c_row = p.c_row;
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
-    float* c_r = c + r * c_row;
-    Store(c_r, _mm256_add_ps(Load(c_r, kMasked, mask0), acc0[r]), kMasked, mask0);
-    Store(c_r + 8, _mm256_add_ps(Load(c_r + 8, kMasked, mask1), acc1[r]), kMasked, mask1);
+    float* c_r = c_block + r * c_row;
+    if (kSet) {
+      Store(c_r, acc0[r], kMasked, mask0);
+      Store(c_r + 8, acc1[r], kMasked, mask1);
+    } else {
+      Store(c_r, _mm256_add_ps(Load(c_r, kMasked, mask0), acc0[r]), kMasked, mask0);
+      Store(c_r + 8, _mm256_add_ps(Load(c_r + 8, kMasked, mask1), acc1[r]), kMasked, mask1);
+    }
   }
 }
 
-template <int R>
-TS_AVX2 void MultiplyAddRows(int cols, int inner, const float* a, int a_row, int a_col,
-                             const float* b, int b_row, float* c, int c_row) {
+template <int R, bool kSet>
+TS_AVX2 void MultiplyAddRows(const Product& p, int m, int cols) {
   int n = 0;
-  for (; n + 16 <= cols; n += 16) {
-    MultiplyAddBlock<R, false>(16, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
-  }
-  if (n < cols) {
-    MultiplyAddBlock<R, true>(cols - n, inner, a, a_row, a_col, b + n, b_row, c + n, c_row);
+  for (; n + 16 <= cols; n += 16) MultiplyAddBlock<R, false, kSet>(p, m, n, cols);
+  if (n < cols) MultiplyAddBlock<R, true, kSet>(p, m, n, cols);
+}
+
+// Rows go in blocks of 6 (12 accumulators); a remainder of 1 or 2 rows would leave too few
+// independent sums to hide the FMA latency, so 7 and 8 remaining rows split as 4 + 3 and 4 + 4.
+template <bool kSet>
+TS_AVX2 void MultiplyAdd(int rows, int cols, const Product& p) {
+  for (int m = 0; m < rows;) {
+    const int left = rows - m;
+    const int take = left >= 9 || left == 6 ? 6 : (left >= 7 ? 4 : left);
+    switch (take) {
+      case 6:
+        MultiplyAddRows<6, kSet>(p, m, cols);
+        break;
+      case 5:
+        MultiplyAddRows<5, kSet>(p, m, cols);
+        break;
+      case 4:
+        MultiplyAddRows<4, kSet>(p, m, cols);
+        break;
+      case 3:
+        MultiplyAddRows<3, kSet>(p, m, cols);
+        break;
+      case 2:
+        MultiplyAddRows<2, kSet>(p, m, cols);
+        break;
+      default:
+        MultiplyAddRows<1, kSet>(p, m, cols);
+        break;
+    }
+    m += take;
   }
 }
 
 }  // namespace
 
-// Rows go in blocks of 6 (12 accumulators); a remainder of 1 or 2 rows would leave too few
-// independent sums to hide the FMA latency, so 7 and 8 remaining rows split as 4 + 3 and 4 + 4.
 TS_AVX2 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row,
                                    int a_col, const float* b, int b_row, float* c, int c_row) {
-  for (int m = 0; m < rows;) {
-    const int left = rows - m;
-    const int take = left >= 9 || left == 6 ? 6 : (left >= 7 ? 4 : left);
-    const float* a_m = a + m * a_row;
-    float* c_m = c + m * c_row;
-    switch (take) {
-      case 6:
-        MultiplyAddRows<6>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-        break;
-      case 5:
-        MultiplyAddRows<5>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-        break;
-      case 4:
-        MultiplyAddRows<4>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-        break;
-      case 3:
-        MultiplyAddRows<3>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-        break;
-      case 2:
-        MultiplyAddRows<2>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-        break;
-      default:
-        MultiplyAddRows<1>(cols, inner, a_m, a_row, a_col, b, b_row, c_m, c_row);
-        break;
-    }
-    m += take;
-  }
+  MultiplyAdd<false>(rows, cols,
+                     Product{1, inner, a, a_row, 0, a_col, b, b_row, nullptr, c, c_row});
+}
+
+TS_AVX2 void MatrixMultiplyRunsAvx2(int rows, int cols, int runs, int length, const float* a,
+                                    int a_row, int a_run, const float* b, int b_row,
+                                    const float* bias, float* c, int c_row) {
+  MultiplyAdd<true>(rows, cols,
+                    Product{runs, length, a, a_row, a_run, 1, b, b_row, bias, c, c_row});
 }
 
 TS_AVX2 void MatrixMultiplyTransposedAddAvx2(int rows, int cols, int segments, int length,

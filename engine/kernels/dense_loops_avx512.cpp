@@ -9,6 +9,8 @@
 //                       row and step. When A's rows are adjacent (a_row 1, the weight
 //                       gradients) its values sit at fixed offsets from one pointer, so blocks
 //                       can have more rows than there are general registers for row pointers.
+//   MatrixMultiplyRuns  the same blocks over A's runs, starting from the bias and storing C
+//                       without reading it.
 //   DenseForward        dot products: blocks of R rows x O outputs, each a vector of partial
 //                       sums, reduced 16 at a time into one vector by a shuffle tree.
 //   DenseInputGradient  one row: DX plus 8 scaled W rows at a time, over the outputs whose DZ
@@ -50,71 +52,109 @@ inline int FloatsToNextLine(const float* p) {
   return static_cast<int>((64 - reinterpret_cast<uintptr_t>(p) % 64) % 64) / 4;
 }
 
-// ---- MatrixMultiplyAdd: R rows x V vectors of C.
+// ---- MatrixMultiplyAdd and MatrixMultiplyRuns: R rows x V vectors of C.
 
-// kUnitRow: a_row is 1, so row r's A value is at a fixed offset r from the step's pointer.
-template <int R, int V, bool kUnitRow>
-TS_AVX512 void MultiplyAddBlock(int cols_left, int inner, const float* a, int a_row, int a_col,
-                                const float* b, int b_row, float* c, int c_row) {
+// One call's operands. A's inner dimension is `runs` runs of `length` steps, a_run apart, a_col
+// apart within a run; B has a row per step. With kSet (a template argument of the blocks), C =
+// bias (zero when nullptr) + A B, C not read (MatrixMultiplyRuns); else C += A B, in one run
+// (MatrixMultiplyAdd).
+struct Product {
+  int runs, length;
+  const float* a;
+  int a_row, a_run, a_col;
+  const float* b;
+  int b_row;
+  const float* bias;
+  float* c;
+  int c_row;
+};
+
+// Rows [m, m + R) x columns [n, n + 16 V) of C (columns past `cols` masked off). kUnitRow:
+// a_row is 1, so row r's A value is at a fixed offset r from the step's pointer. (The block's
+// place is passed as m and n, not as a shifted copy of the product: copying a structure just
+// written field by field stalls on its wider loads.)
+template <int R, int V, bool kUnitRow, bool kSet>
+TS_AVX512 void MultiplyAddBlock(const Product& p, int m, int n, int cols) {
   __mmask16 mask[V];
   __m512 acc[R][V];
 #pragma GCC unroll 4
-  for (int v = 0; v < V; ++v) mask[v] = LaneMask16(cols_left - 16 * v);
+  for (int v = 0; v < V; ++v) {
+    mask[v] = LaneMask16(cols - n - 16 * v);
+    const __m512 start = kSet && p.bias != nullptr
+                             ? _mm512_maskz_loadu_ps(mask[v], p.bias + n + 16 * v)
+                             : _mm512_setzero_ps();
 #pragma GCC unroll 32
-  for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+    for (int r = 0; r < R; ++r) acc[r][v] = start;
   }
-  for (int j = 0; j < inner; ++j) {
-    __m512 bv[V];
+  // Strides in locals, pointers stepped, and one run when adding (MatrixMultiplyAdd): the
+  // compiler then keeps everything, the masks too, in registers.
+  const int a_row = p.a_row, a_col = p.a_col, b_row = p.b_row, length = p.length;
+  const int runs = kSet ? p.runs : 1;
+  for (int run = 0; run < runs; ++run) {
+    const float* a_j = p.a + m * a_row + run * p.a_run;
+    const float* b_j = p.b + n + run * length * b_row;
+    for (int j = 0; j < length; ++j, a_j += a_col, b_j += b_row) {
+      __m512 bv[V];
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + j * b_row + 16 * v);
-    const float* a_j = a + j * a_col;
+      for (int v = 0; v < V; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b_j + 16 * v);
 #pragma GCC unroll 32
-    for (int r = 0; r < R; ++r) {
-      const __m512 scale = _mm512_set1_ps(a_j[kUnitRow ? r : r * a_row]);
+      for (int r = 0; r < R; ++r) {
+        const __m512 scale = _mm512_set1_ps(a_j[kUnitRow ? r : r * a_row]);
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(scale, bv[v], acc[r][v]);
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(scale, bv[v], acc[r][v]);
+      }
     }
   }
-  // Row by row, load, add, store: rows of C may overlap (see dense_loops.h).
+  // Row by row, load, add, store: rows of C may overlap (see dense_loops.h). (Vector stores may
+  // alias anything, the product's fields too: they are read into locals first.)
+  float* const c_block = p.c + m * p.c_row + n;
+  const int c_row = p.c_row;
 #pragma GCC unroll 32
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
-      float* p = c + r * c_row + 16 * v;
-      _mm512_mask_storeu_ps(p, mask[v],
-                            _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], p), acc[r][v]));
+      float* c = c_block + r * c_row + 16 * v;
+      const __m512 sum =
+          kSet ? acc[r][v] : _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], c), acc[r][v]);
+      _mm512_mask_storeu_ps(c, mask[v], sum);
     }
   }
 }
 
 // Calls the R-row block for `rows` (1 <= rows <= R).
-template <int R, int V, bool kUnitRow>
-TS_AVX512 void MultiplyAddFewRows(int rows, int cols_left, int inner, const float* a, int a_row,
-                                  int a_col, const float* b, int b_row, float* c, int c_row) {
-  if (rows == R) {
-    return MultiplyAddBlock<R, V, kUnitRow>(cols_left, inner, a, a_row, a_col, b, b_row, c, c_row);
-  }
-  if constexpr (R > 1) {
-    MultiplyAddFewRows<R - 1, V, kUnitRow>(rows, cols_left, inner, a, a_row, a_col, b, b_row, c,
-                                           c_row);
-  }
+template <int R, int V, bool kUnitRow, bool kSet>
+TS_AVX512 void MultiplyAddFewRows(int rows, const Product& p, int m, int n, int cols) {
+  if (rows == R) return MultiplyAddBlock<R, V, kUnitRow, kSet>(p, m, n, cols);
+  if constexpr (R > 1) MultiplyAddFewRows<R - 1, V, kUnitRow, kSet>(rows, p, m, n, cols);
 }
 
 // As few blocks of at most kRows rows as cover the rows, split evenly so that none is left with
 // a row or two (27 rows: 14 + 13, not 24 + 3).
-template <int kRows, int V, bool kUnitRow>
-TS_AVX512 void MultiplyAddColumns(int rows, int cols_left, int inner, const float* a, int a_row,
-                                  int a_col, const float* b, int b_row, float* c, int c_row) {
+template <int kRows, int V, bool kUnitRow, bool kSet>
+TS_AVX512 void MultiplyAddColumns(int rows, const Product& p, int n, int cols) {
   for (int m = 0; m < rows;) {
     const int left = rows - m;
     const int blocks = (left + kRows - 1) / kRows;
     const int take = (left + blocks - 1) / blocks;
-    MultiplyAddFewRows<kRows, V, kUnitRow>(take, cols_left, inner, a + m * a_row, a_row, a_col, b,
-                                           b_row, c + m * c_row, c_row);
+    MultiplyAddFewRows<kRows, V, kUnitRow, kSet>(take, p, m, n, cols);
     m += take;
   }
+}
+
+// 32-column blocks with 8 rows (16 accumulators; 12 rows, 24 accumulators, when A's rows are
+// adjacent and need no row pointers); a last block of at most 16 columns with 12 rows (24 when
+// adjacent), so a narrow C (16 output channels) still has 12 independent sums. Setting C (the
+// convolutions' forward, A rows a pixel apart) takes the general blocks only.
+template <bool kSet>
+TS_AVX512 void MultiplyAdd(int rows, int cols, const Product& p) {
+  int n = 0;
+  if (!kSet && p.a_row == 1) {
+    for (; cols - n > 16; n += 32) MultiplyAddColumns<12, 2, true, false>(rows, p, n, cols);
+    if (n < cols) MultiplyAddColumns<24, 1, true, false>(rows, p, n, cols);
+    return;
+  }
+  for (; cols - n > 16; n += 32) MultiplyAddColumns<8, 2, false, kSet>(rows, p, n, cols);
+  if (n < cols) MultiplyAddColumns<12, 1, false, kSet>(rows, p, n, cols);
 }
 
 // ---- Dot products: R rows x O columns of C, each a vector of 16 partial sums.
@@ -436,31 +476,17 @@ TS_AVX512 void WeightGradientOneRow(const float* dz, RowRange trained, const flo
 
 }  // namespace
 
-// 32-column blocks with 8 rows (16 accumulators; 12 rows, 24 accumulators, when A's rows are
-// adjacent and need no row pointers); a last block of at most 16 columns with 12 rows (24 when
-// adjacent), so a narrow C (16 output channels) still has 12 independent sums.
 TS_AVX512 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row,
                                        int a_col, const float* b, int b_row, float* c, int c_row) {
-  int n = 0;
-  if (a_row == 1) {
-    for (; cols - n > 16; n += 32) {
-      MultiplyAddColumns<12, 2, true>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
-                                      c_row);
-    }
-    if (n < cols) {
-      MultiplyAddColumns<24, 1, true>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
-                                      c_row);
-    }
-    return;
-  }
-  for (; cols - n > 16; n += 32) {
-    MultiplyAddColumns<8, 2, false>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
-                                    c_row);
-  }
-  if (n < cols) {
-    MultiplyAddColumns<12, 1, false>(rows, cols - n, inner, a, a_row, a_col, b + n, b_row, c + n,
-                                     c_row);
-  }
+  MultiplyAdd<false>(rows, cols,
+                     Product{1, inner, a, a_row, 0, a_col, b, b_row, nullptr, c, c_row});
+}
+
+TS_AVX512 void MatrixMultiplyRunsAvx512(int rows, int cols, int runs, int length, const float* a,
+                                        int a_row, int a_run, const float* b, int b_row,
+                                        const float* bias, float* c, int c_row) {
+  MultiplyAdd<true>(rows, cols,
+                    Product{runs, length, a, a_row, a_run, 1, b, b_row, bias, c, c_row});
 }
 
 TS_AVX512 void MatrixMultiplyTransposedAddAvx512(int rows, int cols, int segments, int length,

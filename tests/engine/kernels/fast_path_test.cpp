@@ -514,6 +514,51 @@ TEST_F(FastPath, MatrixMultiplyAddMatchesPortableLoops) {
   }
 }
 
+struct RunsShape {
+  int rows, cols, runs, length, a_row, a_run;
+};
+
+// C = bias + A B with A's inner dimension in runs: a conv row's windows (3 runs of 9 or 48
+// floats, a pixel apart), one dense run (border patches), columns around the vector and block
+// widths, with and without a bias. The prior contents of C must not matter.
+TEST_F(FastPath, MatrixMultiplyRunsMatchesPortableLoops) {
+  std::vector<RunsShape> shapes;
+  for (int rows = 1; rows <= 30; ++rows) {
+    shapes.push_back({rows, 16, 3, 9, 3, 34 * 3});     // the ConvNet's first layer
+    shapes.push_back({rows, 32, 3, 48, 16, 18 * 16});  // and its second
+    shapes.push_back({rows, 7, 1, 27, 27, 0});         // border patches
+    shapes.push_back({rows, 33, 2, 5, 2, 40});
+  }
+  std::mt19937 rng(53);
+  std::uniform_int_distribution<int> size(1, 40), runs(1, 4), stride(1, 12);
+  for (int i = 0; i < 60; ++i) {
+    const int length = size(rng);
+    shapes.push_back({size(rng), size(rng), runs(rng), length, stride(rng), length + stride(rng)});
+  }
+  for (const RunsShape& s : shapes) {
+    for (bool bias : {true, false}) {
+      const size_t a_size =
+          static_cast<size_t>((s.rows - 1) * s.a_row + (s.runs - 1) * s.a_run + s.length);
+      const int b_row = s.cols + s.rows % 3;
+      const size_t b_size = static_cast<size_t>((s.runs * s.length - 1) * b_row + s.cols);
+      const int c_row = s.cols + s.rows % 2;
+      const size_t c_size = static_cast<size_t>((s.rows - 1) * c_row + s.cols);
+      const auto product = [&](const std::vector<const float*>& in, float* c) {
+        MatrixMultiplyRuns(s.rows, s.cols, s.runs, s.length, in[0], s.a_row, s.a_run, in[1], b_row,
+                           bias ? in[2] : nullptr, c, c_row);
+      };
+      std::ostringstream name;
+      name << "MatrixMultiplyRuns " << s.rows << " x " << s.cols << ", " << s.runs << " runs of "
+           << s.length << " a " << s.a_row << "," << s.a_run << (bias ? "" : " no bias");
+      // Prior C contents are overwritten; only the gaps between rows (c_row > cols) keep them.
+      ExpectProductAgrees(name.str(),
+                          {RandomFloats(a_size, rng), RandomFloats(b_size, rng),
+                           RandomFloats(static_cast<size_t>(s.cols), rng)},
+                          RandomFloats(c_size, rng), product);
+    }
+  }
+}
+
 struct TransposedShape {
   int rows, cols, segments, length;
   int a_row, a_segment;  // 0: one dense row of segments * length

@@ -168,7 +168,9 @@ constexpr int kTreeSlot[16] = {0, 2, 1, 3, 8, 10, 9, 11, 4, 6, 5, 7, 12, 14, 13,
 // 105593, fixed in 13).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 template <int kCount>
 TS_AVX512 inline __m512 SumEachVector(const __m512 (&sums)[kCount]) {
   static_assert(kCount >= 1 && kCount <= 16, "one tree sums up to 16 vectors");

@@ -15,8 +15,28 @@ void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange traine
                              int depth, float* dw);
 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                            const float* b, int b_row, float* c, int c_row);
+// dense_loops_avx512.cpp
+void DenseForwardAvx512(const float* x, int rows, int depth, const float* w, int out,
+                        const float* bias, float* y);
+void DenseInputGradientAvx512(const float* dz, int rows, int out, const float* w, int depth,
+                              float* dx);
+void DenseWeightGradientAvx512(const float* dz, int rows, int out, RowRange trained, const float* x,
+                               int depth, float* dw);
 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                              const float* b, int b_row, float* c, int c_row);
+void MatrixMultiplyRunsAvx512(int rows, int cols, int runs, int length, const float* a, int a_row,
+                              int a_run, const float* b, int b_row, const float* bias, float* c,
+                              int c_row);
+void MatrixMultiplyTransposedAddAvx512(int rows, int cols, int segments, int length, const float* a,
+                                       int a_row, int a_segment, const float* b, int b_row,
+                                       float* c, int c_row);
+// dense_loops_avx2.cpp
+void MatrixMultiplyRunsAvx2(int rows, int cols, int runs, int length, const float* a, int a_row,
+                            int a_run, const float* b, int b_row, const float* bias, float* c,
+                            int c_row);
+void MatrixMultiplyTransposedAddAvx2(int rows, int cols, int segments, int length, const float* a,
+                                     int a_row, int a_segment, const float* b, int b_row, float* c,
+                                     int c_row);
 #endif
 
 namespace {
@@ -62,6 +82,9 @@ void UseKernelPath(KernelPath path) {
 void DenseForward(const float* x, int rows, int depth, const float* w, int out, const float* bias,
                   float* y) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return DenseForwardAvx512(x, rows, depth, w, out, bias, y);
+  }
   if (UsingFastKernels()) return DenseForwardAvx2(x, rows, depth, w, out, bias, y);
 #endif
   for (int r = 0; r < rows; ++r) {
@@ -77,6 +100,9 @@ void DenseForward(const float* x, int rows, int depth, const float* w, int out, 
 
 void DenseInputGradient(const float* dz, int rows, int out, const float* w, int depth, float* dx) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return DenseInputGradientAvx512(dz, rows, out, w, depth, dx);
+  }
   if (UsingFastKernels()) return DenseInputGradientAvx2(dz, rows, out, w, depth, dx);
 #endif
   for (int r = 0; r < rows; ++r) {
@@ -93,6 +119,9 @@ void DenseInputGradient(const float* dz, int rows, int out, const float* w, int 
 void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, const float* x,
                          int depth, float* dw) {
 #if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return DenseWeightGradientAvx512(dz, rows, out, trained, x, depth, dw);
+  }
   if (UsingFastKernels()) return DenseWeightGradientAvx2(dz, rows, out, trained, x, depth, dw);
 #endif
   for (int r = 0; r < rows; ++r) {
@@ -122,6 +151,58 @@ void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row,
       const float* b_row_j = b + j * b_row;
       float* c_row_m = c + m * c_row;
       for (int n = 0; n < cols; ++n) c_row_m[n] += scale * b_row_j[n];
+    }
+  }
+}
+
+void MatrixMultiplyRuns(int rows, int cols, int runs, int length, const float* a, int a_row,
+                        int a_run, const float* b, int b_row, const float* bias, float* c,
+                        int c_row) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return MatrixMultiplyRunsAvx512(rows, cols, runs, length, a, a_row, a_run, b, b_row, bias, c,
+                                    c_row);
+  }
+  if (UsingFastKernels()) {
+    return MatrixMultiplyRunsAvx2(rows, cols, runs, length, a, a_row, a_run, b, b_row, bias, c,
+                                  c_row);
+  }
+#endif
+  for (int m = 0; m < rows; ++m) {
+    float* c_row_m = c + m * c_row;
+    for (int n = 0; n < cols; ++n) c_row_m[n] = bias != nullptr ? bias[n] : 0.0f;
+    for (int s = 0; s < runs; ++s) {
+      for (int j = 0; j < length; ++j) {
+        const float scale = a[m * a_row + s * a_run + j];
+        const float* b_row_j = b + (s * length + j) * b_row;
+        for (int n = 0; n < cols; ++n) c_row_m[n] += scale * b_row_j[n];
+      }
+    }
+  }
+}
+
+void MatrixMultiplyTransposedAdd(int rows, int cols, int segments, int length, const float* a,
+                                 int a_row, int a_segment, const float* b, int b_row, float* c,
+                                 int c_row) {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return MatrixMultiplyTransposedAddAvx512(rows, cols, segments, length, a, a_row, a_segment, b,
+                                             b_row, c, c_row);
+  }
+  if (UsingFastKernels()) {
+    return MatrixMultiplyTransposedAddAvx2(rows, cols, segments, length, a, a_row, a_segment, b,
+                                           b_row, c, c_row);
+  }
+#endif
+  for (int m = 0; m < rows; ++m) {
+    for (int n = 0; n < cols; ++n) {
+      float sum = 0.0f;
+      for (int s = 0; s < segments; ++s) {
+        const float* a_run = a + m * a_row + s * a_segment;
+        const float* b_run = b + n * b_row + s * length;
+        for (int k = 0; k < length; ++k) sum += a_run[k] * b_run[k];
+      }
+      c[m * c_row + n] += sum;
     }
   }
 }

@@ -10,12 +10,12 @@
 //   DenseWeightGradient DW[o - trained.begin][k] += sum_r DZ[r][o] * X[r][k], o in `trained`
 //
 // Each has a portable path (the loops in source order, one running sum per output: what the
-// firmware build runs) and, on x86-64, AVX2/FMA paths (AVX-512 for MatrixMultiplyAdd) chosen at
-// run time. Those keep several accumulators and fuse multiply-adds, so their sums are rounded in
-// another order: results agree with the portable path to float rounding, not bit for bit. The
-// gradient products may skip outputs whose DZ is exactly zero (a ReLU's inactive units), which
-// adds nothing in exact math. Nothing is allocated; no buffer may alias another (except
-// overlapping C rows, below).
+// firmware build runs) and, on x86-64, AVX2/FMA and AVX-512 paths chosen at run time. Those keep
+// several accumulators and fuse multiply-adds, so their sums are rounded in another order:
+// results agree with the portable path to float rounding, not bit for bit. The gradient
+// products may skip outputs whose DZ is exactly zero (a ReLU's inactive units), which adds
+// nothing in exact math. Nothing is allocated; no buffer may alias another (except overlapping
+// C rows, below).
 //
 //   DenseForward(x, batch, in, w, out, bias, y);          // FC forward, [batch, out]
 //   DenseInputGradient(dz, batch, out, w, in, dx);        // dX += dZ W
@@ -43,10 +43,37 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
 void MatrixMultiplyAdd(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                        const float* b, int b_row, float* c, int c_row);
 
-// Which code the kernels run. kAvx2: the AVX2/FMA paths. kAvx512: MatrixMultiplyAdd (so every
-// convolution product) in 16-float vectors, the rest as kAvx2.
+// MatrixMultiplyAdd's product with A's inner dimension read in runs, setting C: for m < rows,
+// n < cols,
+//   C[m * c_row + n] = bias[n] + sum_{s < runs} sum_{j < length}
+//                                  A[m * a_row + s * a_run + j] * B[(s * length + j) * b_row + n]
+// (no bias when nullptr). A convolution's forward in one call per row of output pixels: a window
+// is KH runs of KW * C adjacent inputs, an input row apart, and B the weights transposed, so C is
+// written once, with no earlier pass to set the bias. C rows must not overlap.
+void MatrixMultiplyRuns(int rows, int cols, int runs, int length, const float* a, int a_row,
+                        int a_run, const float* b, int b_row, const float* bias, float* c,
+                        int c_row);
+
+// The product of A and B transposed, A's rows read in segments: for m < rows, n < cols,
+//   C[m * c_row + n] += sum_{s < segments} sum_{k < length}
+//                         A[m * a_row + s * a_segment + k] * B[n * b_row + s * length + k]
+// Each C element is the dot product of an A row (`segments` runs of `length` adjacent floats,
+// a_segment apart: a convolution's window read in place, one run per filter row) and a B row
+// (the runs one after another: a weight row). The fast paths keep up to 16 dot products in
+// vectors of partial sums and add each vector's lanes up once, at the end, so few columns
+// (output channels) and long rows use them best: the case MatrixMultiplyAdd, whose vectors run
+// along the columns, handles worst. C rows must not overlap.
+void MatrixMultiplyTransposedAdd(int rows, int cols, int segments, int length, const float* a,
+                                 int a_row, int a_segment, const float* b, int b_row, float* c,
+                                 int c_row);
+
+// Which code the kernels run. kReference: the portable loops. kAvx2: 8-float vectors with FMA.
+// kAvx512: every product here (the FC products and every convolution product) in 16-float
+// vectors. Each path keeps its own register blocks, so the three may round differently.
 enum class KernelPath : uint8_t { kReference = 0, kAvx2 = 1, kAvx512 = 2 };
-const char* KernelPathName(KernelPath path);  // "reference", "avx2", "avx512"
+// "reference", "avx2" or "avx512": how tests, benchmarks and training_peer's kernel argument
+// name a path.
+const char* KernelPathName(KernelPath path);
 
 // The fastest path this CPU (and OS) supports; kReference off x86-64.
 KernelPath FastestKernelPath();

@@ -3,17 +3,27 @@
 // The fast host paths of FULLY_CONNECTED and CONV_2D (dense_loops.h, conv_patches.h; AVX2, and
 // AVX-512 where the CPU has it) against the reference loops the firmware runs: the same op, inputs
 // and output gradient through both, every output and gradient equal within float rounding. Shapes
-// are hand-picked edge cases (tails of the 8-wide vectors and of the register blocks, a single row,
-// padding on every side, strides, dilation, half ranks) plus seeded random ones.
+// are hand-picked edge cases (tails of the 8- and 16-wide vectors and of the register blocks, a
+// single row, padding on every side, strides, dilation, half ranks) plus seeded random ones.
+// The products of dense_loops.h are also held one by one to their portable loops, on every row
+// count 1..20, with guard cells around each output that no path may write.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "engine/kernels/dense_loops.h"
 #include "engine/kernels/kernel.h"
@@ -219,6 +229,9 @@ TEST_F(FastPath, ConvMatchesReferenceOnEdgeShapes) {
       {1, 4, 4, 2, 3, 7, 7, Padding::kSame, 1, 1, 1, 1},      // filter larger than the input
       {1, 9, 9, 200, 8, 3, 3, Padding::kSame, 1, 1, 1, 1},    // deep patches, few per block
       {1, 3, 3, 1000, 2, 3, 3, Padding::kSame, 1, 1, 1, 1},   // a patch beyond the buffer
+      {1, 5, 64, 64, 4, 3, 3, Padding::kSame, 1, 1, 1, 1},    // rows too wide for a band
+      {1, 4, 64, 3, 48, 3, 3, Padding::kSame, 1, 1, 1, 1},    // dZ rows too wide for a band
+      {2, 20, 7, 2, 3, 4, 2, Padding::kSame, 3, 1, 2, 1},     // bands with stride and dilation
   };
   const TrainRank ranks[] = {TrainRank::kAll, TrainRank::kUpperHalf, TrainRank::kLowerHalf,
                              TrainRank::kOnlyBias};
@@ -254,6 +267,343 @@ TEST_F(FastPath, ConvMatchesReferenceOnRandomShapes) {
     ExpectSameWithinRounding(ConvCase(s, i % 2 ? Activation::kRelu : Activation::kNone,
                                       static_cast<TrainRank>(pick(0, 3))),
                              2000 + i);
+  }
+}
+
+// ---- The products one by one, every path against the portable loops.
+
+std::vector<float> RandomFloats(size_t count, std::mt19937& rng, float zero_share = 0.0f) {
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f), pick(0.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& v : values) v = pick(rng) < zero_share ? 0.0f : uniform(rng);
+  return values;
+}
+
+std::vector<float> Magnitudes(std::vector<float> values) {
+  for (float& v : values) v = std::fabs(v);
+  return values;
+}
+
+// A copy of `values` followed by `slack` floats and then an inaccessible page (Linux), so that a
+// path reading or writing past the end of an operand crashes the test, even when it would write
+// back the value it read; elsewhere an ordinary buffer. The slack moves the start off the cache
+// line alignment a whole number of lines would give (the fast paths treat the two differently).
+class FencedFloats {
+ public:
+  FencedFloats(const std::vector<float>& values, size_t slack) {
+    const size_t bytes = (values.size() + slack) * sizeof(float);
+#if defined(__linux__)
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    mapped_bytes_ = (bytes + page - 1) / page * page + page;
+    void* mapped =
+        mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(mapped, MAP_FAILED);
+    mapped_ = static_cast<char*>(mapped);
+    char* fence = mapped_ + mapped_bytes_ - page;
+    EXPECT_EQ(mprotect(fence, page, PROT_NONE), 0);
+    data_ = reinterpret_cast<float*>(fence - bytes);
+#else
+    storage_.resize(values.size() + slack + 1);
+    data_ = storage_.data();
+#endif
+    std::copy(values.begin(), values.end(), data_);
+    size_ = values.size();
+  }
+  ~FencedFloats() {
+#if defined(__linux__)
+    munmap(mapped_, mapped_bytes_);
+#endif
+  }
+  FencedFloats(const FencedFloats&) = delete;
+  FencedFloats& operator=(const FencedFloats&) = delete;
+
+  float* data() {
+    return data_;
+  }
+  std::vector<float> values() const {
+    return std::vector<float>(data_, data_ + size_);
+  }
+
+ private:
+#if defined(__linux__)
+  char* mapped_ = nullptr;
+  size_t mapped_bytes_ = 0;
+#else
+  std::vector<float> storage_;
+#endif
+  float* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Cells before every output, holding a value no product writes (the fence guards the end).
+constexpr size_t kGuard = 40;
+constexpr float kGuardValue = 12345.0f;
+
+// A product reading its operands `in` and adding into (or writing) `out`; the same callable runs
+// every path.
+using Product = std::function<void(const std::vector<const float*>& in, float* out)>;
+
+// Runs `product` through the reference loops on the operands and on their magnitudes (the sum of
+// the terms' sizes bounds the rounding of any order of summing them: 1e-5 of it is many times
+// the rounding of a few thousand terms, and far below one lost or doubled term), then through
+// every fast path with the operands ending at the fence and, once more, 3 floats before it:
+// each output element within that bound, the guard cells untouched.
+void ExpectProductAgrees(const std::string& what, const std::vector<std::vector<float>>& in,
+                         const std::vector<float>& prior, const Product& product) {
+  SCOPED_TRACE(what);
+  const auto run = [&](KernelPath path, const std::vector<std::vector<float>>& operands,
+                       const std::vector<float>& start, size_t slack) {
+    std::vector<std::unique_ptr<FencedFloats>> fenced;
+    std::vector<const float*> pointers;
+    for (const std::vector<float>& v : operands) {
+      fenced.push_back(std::make_unique<FencedFloats>(v, slack));
+      pointers.push_back(fenced.back()->data());
+    }
+    std::vector<float> out_start(kGuard, kGuardValue);
+    out_start.insert(out_start.end(), start.begin(), start.end());
+    FencedFloats out(out_start, slack);
+    UseKernelPath(path);
+    product(pointers, out.data() + kGuard);
+    UseKernelPath(KernelPath::kAvx512);
+    return out.values();
+  };
+  const std::vector<float> reference = run(KernelPath::kReference, in, prior, 0);
+  std::vector<std::vector<float>> magnitude_in;
+  for (const std::vector<float>& v : in) magnitude_in.push_back(Magnitudes(v));
+  const std::vector<float> magnitude =
+      run(KernelPath::kReference, magnitude_in, Magnitudes(prior), 0);
+  for (const auto& [path, slack] :
+       {std::pair{KernelPath::kAvx2, 0}, std::pair{KernelPath::kAvx2, 3},
+        std::pair{KernelPath::kAvx512, 0}, std::pair{KernelPath::kAvx512, 3}}) {
+    if (static_cast<int>(path) > static_cast<int>(FastestKernelPath())) continue;
+    SCOPED_TRACE(std::string(KernelPathName(path)) +
+                 (slack != 0 ? ", 3 floats off the fence" : ""));
+    const std::vector<float> fast = run(path, in, prior, slack);
+    for (size_t i = 0; i < fast.size(); ++i) {
+      if (i < kGuard) {
+        ASSERT_EQ(fast[i], kGuardValue) << "guard cell " << i << " written";
+        continue;
+      }
+      ASSERT_NEAR(fast[i], reference[i], 1e-5f * magnitude[i])
+          << "element " << i - kGuard << " of " << prior.size();
+    }
+  }
+}
+
+struct DenseShape {
+  int rows, depth, out;
+};
+
+std::string Describe(const char* product, const DenseShape& s) {
+  std::ostringstream name;
+  name << product << " rows " << s.rows << " depth " << s.depth << " out " << s.out;
+  return name.str();
+}
+
+// Depths around the 8- and 16-float vectors and the column blocks (8 vectors of 16), outputs
+// around the dot-product blocks (16, 8, 4, 3, 2, 1 outputs), on every row count 1..20 with a few
+// of them, and seeded random shapes.
+std::vector<DenseShape> DenseShapes() {
+  std::vector<DenseShape> shapes;
+  const int pairs[][2] = {{1, 1},  {7, 3},   {16, 16},  {17, 5},  {33, 2},   {64, 17},
+                          {65, 4}, {127, 9}, {129, 33}, {255, 1}, {784, 13}, {1000, 7}};
+  for (int rows = 1; rows <= 20; ++rows) {
+    for (const auto& p : pairs) shapes.push_back({rows, p[0], p[1]});
+  }
+  shapes.push_back({1, 784, 128});
+  shapes.push_back({16, 784, 128});
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> rows(1, 20), depth(1, 300), out(1, 40);
+  for (int i = 0; i < 60; ++i) shapes.push_back({rows(rng), depth(rng), out(rng)});
+  return shapes;
+}
+
+TEST_F(FastPath, DenseForwardMatchesPortableLoops) {
+  std::mt19937 rng(31);
+  for (const DenseShape& s : DenseShapes()) {
+    for (bool bias : {true, false}) {
+      const auto product = [&](const std::vector<const float*>& in, float* y) {
+        DenseForward(in[0], s.rows, s.depth, in[1], s.out, bias ? in[2] : nullptr, y);
+      };
+      ExpectProductAgrees(Describe("DenseForward", s) + (bias ? "" : " no bias"),
+                          {RandomFloats(static_cast<size_t>(s.rows * s.depth), rng),
+                           RandomFloats(static_cast<size_t>(s.out * s.depth), rng),
+                           RandomFloats(static_cast<size_t>(s.out), rng)},
+                          std::vector<float>(static_cast<size_t>(s.rows * s.out)), product);
+    }
+  }
+}
+
+TEST_F(FastPath, DenseInputGradientMatchesPortableLoops) {
+  std::mt19937 rng(37);
+  for (const DenseShape& s : DenseShapes()) {
+    // A third of dZ exactly zero, as after a ReLU: the skipped outputs must not matter.
+    const auto product = [&](const std::vector<const float*>& in, float* dx) {
+      DenseInputGradient(in[0], s.rows, s.out, in[1], s.depth, dx);
+    };
+    ExpectProductAgrees(Describe("DenseInputGradient", s),
+                        {RandomFloats(static_cast<size_t>(s.rows * s.out), rng, 0.35f),
+                         RandomFloats(static_cast<size_t>(s.out * s.depth), rng)},
+                        RandomFloats(static_cast<size_t>(s.rows * s.depth), rng), product);
+  }
+}
+
+TEST_F(FastPath, DenseWeightGradientMatchesPortableLoops) {
+  std::mt19937 rng(41);
+  for (const DenseShape& s : DenseShapes()) {
+    const RowRange ranges[] = {{0, s.out},
+                               TrainedRows(TrainRank::kUpperHalf, s.out),
+                               TrainedRows(TrainRank::kLowerHalf, s.out),
+                               {std::min(1, s.out), std::max(std::min(1, s.out), s.out - 1)}};
+    for (const RowRange& trained : ranges) {
+      const auto product = [&](const std::vector<const float*>& in, float* dw) {
+        DenseWeightGradient(in[0], s.rows, s.out, trained, in[1], s.depth, dw);
+      };
+      std::ostringstream name;
+      name << Describe("DenseWeightGradient", s) << " trained [" << trained.begin << ", "
+           << trained.end << ")";
+      ExpectProductAgrees(
+          name.str(),
+          {RandomFloats(static_cast<size_t>(s.rows * s.out), rng, 0.35f),
+           RandomFloats(static_cast<size_t>(s.rows * s.depth), rng)},
+          RandomFloats(static_cast<size_t>(std::max(0, trained.count()) * s.depth), rng), product);
+    }
+  }
+}
+
+struct MultiplyShape {
+  int rows, cols, inner;
+  int a_row, a_col, b_row, c_row;  // 0: the dense stride (inner, 1, cols, cols)
+};
+
+// C += A B with dense and strided operands, adjacent A rows (a_row 1, the weight gradients'
+// layout) and overlapping C rows (c_row < cols, a transposed convolution's windows).
+TEST_F(FastPath, MatrixMultiplyAddMatchesPortableLoops) {
+  std::vector<MultiplyShape> shapes;
+  for (int rows = 1; rows <= 30; ++rows) {
+    shapes.push_back({rows, 16, 27, 0, 0, 0, 0});
+    shapes.push_back({rows, 33, 9, 0, 0, 0, 0});
+    shapes.push_back({rows, 9, 16, 16, 1, 27, 3});   // overlapping C rows, the conv dX
+    shapes.push_back({rows, 16, 30, 1, 3, 16, 16});  // adjacent A rows, the conv dW
+    shapes.push_back({rows, 47, 5, 1, 40, 50, 47});  // adjacent A rows, two column blocks
+  }
+  std::mt19937 rng(43);
+  std::uniform_int_distribution<int> size(1, 70), stride_extra(0, 3);
+  for (int i = 0; i < 60; ++i) {
+    MultiplyShape s{size(rng), size(rng), size(rng), 0, 0, 0, 0};
+    if (i % 3 == 1) s.a_row = 1, s.a_col = s.rows + stride_extra(rng);
+    if (i % 3 == 2) s.c_row = std::max(1, s.cols - 2 - stride_extra(rng));
+    shapes.push_back(s);
+  }
+  for (MultiplyShape s : shapes) {
+    if (s.a_row == 0) s.a_row = s.inner, s.a_col = 1;
+    if (s.b_row == 0) s.b_row = s.cols;
+    if (s.c_row == 0) s.c_row = s.cols;
+    const size_t a_size = static_cast<size_t>((s.rows - 1) * s.a_row + (s.inner - 1) * s.a_col + 1);
+    const size_t b_size = static_cast<size_t>((s.inner - 1) * s.b_row + s.cols);
+    const size_t c_size = static_cast<size_t>((s.rows - 1) * s.c_row + s.cols);
+    const auto product = [&](const std::vector<const float*>& in, float* c) {
+      MatrixMultiplyAdd(s.rows, s.cols, s.inner, in[0], s.a_row, s.a_col, in[1], s.b_row, c,
+                        s.c_row);
+    };
+    std::ostringstream name;
+    name << "MatrixMultiplyAdd " << s.rows << " x " << s.cols << " inner " << s.inner << " a "
+         << s.a_row << "," << s.a_col << " b " << s.b_row << " c " << s.c_row;
+    ExpectProductAgrees(name.str(), {RandomFloats(a_size, rng), RandomFloats(b_size, rng)},
+                        RandomFloats(c_size, rng), product);
+  }
+}
+
+struct RunsShape {
+  int rows, cols, runs, length, a_row, a_run;
+};
+
+// C = bias + A B with A's inner dimension in runs: a conv row's windows (3 runs of 9 or 48
+// floats, a pixel apart), one dense run (border patches), columns around the vector and block
+// widths, with and without a bias. The prior contents of C must not matter.
+TEST_F(FastPath, MatrixMultiplyRunsMatchesPortableLoops) {
+  std::vector<RunsShape> shapes;
+  for (int rows = 1; rows <= 30; ++rows) {
+    shapes.push_back({rows, 16, 3, 9, 3, 34 * 3});     // the ConvNet's first layer
+    shapes.push_back({rows, 32, 3, 48, 16, 18 * 16});  // and its second
+    shapes.push_back({rows, 7, 1, 27, 27, 0});         // border patches
+    shapes.push_back({rows, 33, 2, 5, 2, 40});
+  }
+  std::mt19937 rng(53);
+  std::uniform_int_distribution<int> size(1, 40), runs(1, 4), stride(1, 12);
+  for (int i = 0; i < 60; ++i) {
+    const int length = size(rng);
+    shapes.push_back({size(rng), size(rng), runs(rng), length, stride(rng), length + stride(rng)});
+  }
+  for (const RunsShape& s : shapes) {
+    for (bool bias : {true, false}) {
+      const size_t a_size =
+          static_cast<size_t>((s.rows - 1) * s.a_row + (s.runs - 1) * s.a_run + s.length);
+      const int b_row = s.cols + s.rows % 3;
+      const size_t b_size = static_cast<size_t>((s.runs * s.length - 1) * b_row + s.cols);
+      const int c_row = s.cols + s.rows % 2;
+      const size_t c_size = static_cast<size_t>((s.rows - 1) * c_row + s.cols);
+      const auto product = [&](const std::vector<const float*>& in, float* c) {
+        MatrixMultiplyRuns(s.rows, s.cols, s.runs, s.length, in[0], s.a_row, s.a_run, in[1], b_row,
+                           bias ? in[2] : nullptr, c, c_row);
+      };
+      std::ostringstream name;
+      name << "MatrixMultiplyRuns " << s.rows << " x " << s.cols << ", " << s.runs << " runs of "
+           << s.length << " a " << s.a_row << "," << s.a_run << (bias ? "" : " no bias");
+      // Prior C contents are overwritten; only the gaps between rows (c_row > cols) keep them.
+      ExpectProductAgrees(name.str(),
+                          {RandomFloats(a_size, rng), RandomFloats(b_size, rng),
+                           RandomFloats(static_cast<size_t>(s.cols), rng)},
+                          RandomFloats(c_size, rng), product);
+    }
+  }
+}
+
+struct TransposedShape {
+  int rows, cols, segments, length;
+  int a_row, a_segment;  // 0: one dense row of segments * length
+};
+
+// C += A B^T as dot products over segmented A rows: the conv windows read in place (3 filter
+// rows of 48 floats, rows a pixel apart), dense rows (the FC forward), every column count the
+// blocks use (1..5, 16 and a remainder), lengths around the vector widths.
+TEST_F(FastPath, MatrixMultiplyTransposedAddMatchesPortableLoops) {
+  std::vector<TransposedShape> shapes;
+  for (int rows = 1; rows <= 20; ++rows) {
+    for (int cols : {1, 2, 3, 4, 5, 16, 19}) {
+      shapes.push_back({rows, cols, 3, 48, 16, 32 * 16});  // the ConvNet's first-layer dX
+      shapes.push_back({rows, cols, 1, 37, 0, 0});
+    }
+    shapes.push_back({rows, 3, 2, 7, 5, 9});  // short runs, overlapping windows
+    shapes.push_back({rows, 8, 5, 16, 16, 100});
+  }
+  std::mt19937 rng(47);
+  std::uniform_int_distribution<int> rows(1, 20), cols(1, 20), segments(1, 4), length(1, 70);
+  for (int i = 0; i < 60; ++i) {
+    shapes.push_back({rows(rng), cols(rng), segments(rng), length(rng), 0, 0});
+    if (i % 2 == 1) {  // strided, overlapping rows
+      shapes.back().a_row = 1 + i % 9;
+      shapes.back().a_segment = shapes.back().length + i % 5;
+    }
+  }
+  for (TransposedShape s : shapes) {
+    if (s.a_row == 0) s.a_row = s.segments * s.length;
+    const size_t a_size =
+        static_cast<size_t>((s.rows - 1) * s.a_row + (s.segments - 1) * s.a_segment + s.length);
+    const int b_row = s.segments * s.length + s.rows % 3;  // B rows with and without a gap
+    const size_t b_size = static_cast<size_t>((s.cols - 1) * b_row + s.segments * s.length);
+    const int c_row = s.cols + s.rows % 2;
+    const size_t c_size = static_cast<size_t>((s.rows - 1) * c_row + s.cols);
+    const auto product = [&](const std::vector<const float*>& in, float* c) {
+      MatrixMultiplyTransposedAdd(s.rows, s.cols, s.segments, s.length, in[0], s.a_row, s.a_segment,
+                                  in[1], b_row, c, c_row);
+    };
+    std::ostringstream name;
+    name << "MatrixMultiplyTransposedAdd " << s.rows << " x " << s.cols << ", " << s.segments
+         << " runs of " << s.length << " a " << s.a_row << "," << s.a_segment << " b " << b_row
+         << " c " << c_row;
+    ExpectProductAgrees(name.str(), {RandomFloats(a_size, rng), RandomFloats(b_size, rng)},
+                        RandomFloats(c_size, rng), product);
   }
 }
 

@@ -4,10 +4,18 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/train/host_simd.h"
+
 namespace trainscope {
 namespace {
 constexpr size_t kMissing = std::numeric_limits<size_t>::max();
+#if defined(TRAINSCOPE_AVX2_PATH)
+// A cache line: the vector paths read weight rows whose lengths are multiples of 16 floats as
+// whole lines (a load split across two lines costs as much as two).
+constexpr size_t kAlignment = 64;
+#else
 constexpr size_t kAlignment = 16;
+#endif
 }  // namespace
 
 void ConstantStore::Load(const Model& model, const Subgraph& subgraph) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// ConstantStore: 16-byte aligned copies of a subgraph's constant tensors. Kernels read them and
+// ConstantStore: aligned copies of a subgraph's constant tensors (16 bytes on a board, a 64-byte
+// cache line on x86-64 hosts). Kernels read them and
 // optimizers update them in place; the model's own bytes change only when WriteBack() is called,
 // so a model whose buffers are unaligned or shared by several tensors still trains correctly
 // (each tensor gets its own copy).

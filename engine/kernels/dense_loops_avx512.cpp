@@ -20,10 +20,13 @@
 //
 // With one row, the forward and input gradient read each weight once: W (400 KB for the MLP's
 // 784x128) streams from the second-level cache, and their speed is that of the stream. Both
-// read 8 rows of W side by side, each from its start to its end, and start at W's first cache
-// line boundary (engine buffers are only 16-byte aligned), since a 64-byte load split across
-// two lines costs as much as two. The rank-1 update reads and writes each DW element once: it
-// runs at the cache's read-modify-write speed.
+// read 8 rows of W side by side, each from its start to its end, and a 64-byte load split across
+// two cache lines costs as much as two. The forward's sums must not change order with W's
+// address (a restarted run reproduces its losses to the bit), so it relies on ConstantStore
+// aligning weights to a line; the input gradient starts at W's first line boundary (engine
+// buffers are only 16-byte aligned), which moves its lanes but not the order of any element's
+// sum. The rank-1 update reads and writes each DW element once: it runs at the cache's
+// read-modify-write speed.
 #include "engine/train/host_simd.h"
 
 #if defined(TRAINSCOPE_AVX2_PATH)
@@ -245,11 +248,12 @@ TS_AVX512 void DotBlock(int segments, int length, const float* a, int a_row, int
   for (int seg = 0; seg < segments; ++seg) {
     const float* a_seg = a + seg * a_segment;
     const float* b_seg = b + seg * length;
-    // A single row's B streams from the second-level cache, where a load split across two lines
-    // costs as much as two: a first partial step up to B's next line boundary makes every later
-    // B load one whole line (for every B row when b_row is a multiple of 16 floats).
-    int k = R == 1 && b_row % 16 == 0 ? std::min(length, FloatsToNextLine(b_seg)) : 0;
-    if (k > 0) DotStep<R, O, true>(a_seg, a_row, b_seg, b_row, LaneMask16(k), acc[0]);
+    // Element k of a run always lands in lane k % 16 of set (k / 16) % kSets, wherever the
+    // operands lie: a head up to B's next cache line would make the sums' order, and so their
+    // bits, depend on the address (a restarted run would not reproduce its losses). Weight rows
+    // are whole lines when their length is a multiple of 16 floats, since ConstantStore aligns
+    // constants to a line.
+    int k = 0;
     for (; k + 16 * kSets <= length; k += 16 * kSets) {
 #pragma GCC unroll 8
       for (int s = 0; s < kSets; ++s) {

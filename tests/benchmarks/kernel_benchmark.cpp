@@ -28,8 +28,9 @@ namespace {
 
 // Floats starting `offset` bytes past a 64-byte cache line boundary, whatever the allocator
 // returned (large blocks land at one offset or another from run to run, and a product whose
-// vectors straddle lines loses up to a third of its speed). The engine's arena and constant
-// store align buffers to 16 bytes, so 16 past a line is a placement the kernels meet in use.
+// vectors straddle lines loses up to a third of its speed). The engine's arena aligns buffers to
+// 16 bytes, so 16 past a line is a placement activations and gradients meet in use; its constant
+// store aligns weights to a line on x86-64 hosts, so weights are placed on one (offset 0).
 class Floats {
  public:
   explicit Floats(size_t count, size_t offset = 16) : storage_(count + 32) {
@@ -77,7 +78,7 @@ void CountFlops(benchmark::State& state, double multiply_adds) {
 // The MLP's first layer, one sample: forward, weight gradient; the second layer's input gradient.
 void BM_FcForward784x128(benchmark::State& state) {
   UsePath(state);
-  const Floats x = Random(784, 1), w = Random(784 * 128, 2), b = Random(128, 3);
+  const Floats x = Random(784, 1), w = Random(784 * 128, 2, 0), b = Random(128, 3);
   Floats y(128);
   for (auto _ : state) {
     DenseForward(x.data(), 1, 784, w.data(), 128, b.data(), y.data());
@@ -124,7 +125,7 @@ BENCHMARK(BM_FcWeightGradient784x128Rows16)
 
 void BM_FcInputGradient784x128(benchmark::State& state) {
   UsePath(state);
-  const Floats w = Random(784 * 128, 2), dz = Random(128, 3);
+  const Floats w = Random(784 * 128, 2, 0), dz = Random(128, 3);
   Floats dx(784);
   for (auto _ : state) {
     DenseInputGradient(dz.data(), 1, 128, w.data(), 784, dx.data());
@@ -164,7 +165,7 @@ void BM_ConvForward(benchmark::State& state) {
   const ConvLayer layer = kConvLayers[state.range(1)];
   const WindowGeometry g = Geometry(layer);
   const Floats x = Random(static_cast<size_t>(layer.size * layer.size * layer.in_c), 1);
-  const Floats w = Random(static_cast<size_t>(layer.out_c * 9 * layer.in_c), 2);
+  const Floats w = Random(static_cast<size_t>(layer.out_c * 9 * layer.in_c), 2, 0);
   const Floats b = Random(static_cast<size_t>(layer.out_c), 3);
   Floats y(static_cast<size_t>(layer.size * layer.size * layer.out_c));
   for (auto _ : state) {
@@ -186,7 +187,7 @@ void BM_ConvBackward(benchmark::State& state) {
   const WindowGeometry g = Geometry(layer);
   const size_t in_count = static_cast<size_t>(layer.size * layer.size * layer.in_c);
   const Floats x = Random(in_count, 1);
-  const Floats w = Random(static_cast<size_t>(layer.out_c * 9 * layer.in_c), 2);
+  const Floats w = Random(static_cast<size_t>(layer.out_c * 9 * layer.in_c), 2, 0);
   const Floats dz = Random(static_cast<size_t>(layer.size * layer.size * layer.out_c), 3);
   Floats dw(w.size()), dx(in_count);
   for (auto _ : state) {

@@ -54,7 +54,7 @@ class TensorPanelTest : public QObject {
     setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
     setup.options.optimizer = OptimizerKind::kSgd;
     setup.options.learning_rate = 0.1f;
-    setup.options.epochs = 1000;
+    setup.options.epochs = 1000000;  // runs until stopped, however fast the engine is
     setup.train = testing::ConvNetData(6);
     return setup;
   }

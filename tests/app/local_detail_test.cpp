@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "tests/app/endless_convnet.h"
 #include "tests/app/wait_for.h"
 #include "tests/engine/exec/test_models.h"
 #include "ui/session/session_snapshot.h"
@@ -76,12 +77,9 @@ class EventTally final : public BatchRecorder {
 class LocalDetailTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalSetup setup;
-    setup.options.loss = LossKind::kSparseCrossEntropy;
-    setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
-    setup.options.epochs = 100000;  // runs until stopped
-    setup.train = testing::ConvNetData(6);
-    ASSERT_TRUE(source_.load(testing::ConvNet(), setup, QStringLiteral("convnet")).ok());
+    ASSERT_TRUE(
+        source_.load(testing::ConvNet(), testing::EndlessConvNetSetup(), QStringLiteral("convnet"))
+            .ok());
     source_.setRecorder(tally_);
   }
   void TearDown() override { source_.stop(); }

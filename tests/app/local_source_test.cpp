@@ -10,6 +10,7 @@
 #include <numeric>
 #include <thread>
 
+#include "tests/app/endless_convnet.h"
 #include "tests/app/wait_for.h"
 #include "tests/engine/exec/test_models.h"
 #include "ui/session/session_snapshot.h"
@@ -26,12 +27,9 @@ using testing::WaitFor;
 class LocalSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalSetup setup;
-    setup.options.loss = LossKind::kSparseCrossEntropy;
-    setup.options.metric = MetricKind::kSparseCrossEntropyAccuracy;
-    setup.options.epochs = 100000;  // runs until stopped
-    setup.train = testing::ConvNetData(6);
-    ASSERT_TRUE(source_.load(testing::ConvNet(), setup, QStringLiteral("convnet")).ok());
+    ASSERT_TRUE(
+        source_.load(testing::ConvNet(), testing::EndlessConvNetSetup(), QStringLiteral("convnet"))
+            .ok());
   }
   void TearDown() override { source_.stop(); }
 

@@ -37,15 +37,20 @@ class CountingObserver : public TrainingObserver {
   uint32_t wanted_;
 };
 
-// Trains the ConvNet for three Adam steps of batch 2 and returns every trained parameter.
-std::vector<std::vector<float>> TrainConvNet(TrainingObserver* observer) {
-  Model model = testing::ConvNet();
+// Adam, sparse cross-entropy, batch 2: the ConvNet's training in these tests.
+TrainingOptions ConvNetOptions() {
   TrainingOptions options;
   options.optimizer = OptimizerKind::kAdam;
   options.loss = LossKind::kSparseCrossEntropy;
   options.batch_size = 2;
+  return options;
+}
+
+// Trains the ConvNet for three Adam steps of batch 2 and returns every trained parameter.
+std::vector<std::vector<float>> TrainConvNet(TrainingObserver* observer) {
+  Model model = testing::ConvNet();
   Trainer trainer;
-  EXPECT_TRUE(trainer.Init(&model, options, TrainabilityConfig()).ok());
+  EXPECT_TRUE(trainer.Init(&model, ConvNetOptions(), TrainabilityConfig()).ok());
   trainer.set_observer(observer);
   const DataSet data = testing::ConvNetData(6);
   EXPECT_TRUE(trainer.TrainEpoch(data).ok());
@@ -202,12 +207,8 @@ class ResumingGate : public ExecutionGate {
 
 TEST(TrainerObserver, AGateCanTurnTheOpEventsBackOnForTheRestOfAStepWithoutDetail) {
   Model model = testing::ConvNet();
-  TrainingOptions options;
-  options.optimizer = OptimizerKind::kAdam;
-  options.loss = LossKind::kSparseCrossEntropy;
-  options.batch_size = 2;
   Trainer trainer;
-  ASSERT_TRUE(trainer.Init(&model, options, TrainabilityConfig()).ok());
+  ASSERT_TRUE(trainer.Init(&model, ConvNetOptions(), TrainabilityConfig()).ok());
   const uint32_t ops = trainer.selection().num_train_layers;  // backward steps per sample
   ASSERT_GE(ops, 3u);
   StepDetailObserver observer({false, false});

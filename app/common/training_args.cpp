@@ -2,6 +2,7 @@
 #include "app/common/training_args.h"
 
 #include "app/common/cli_util.h"
+#include "engine/kernels/dense_loops.h"
 #include "engine/train/losses.h"
 #include "engine/train/training_metadata.h"
 #include "ui/session/training_setup.h"
@@ -49,6 +50,31 @@ void AddTrainingOptions(QCommandLineParser* parser) {
             "gradient, its input gradient, LOWER_1_2_PART training the upper channels), "
             "MAX_POOL_2D backward (overlapping windows overwrite), SOFTMAX backward (beta "
             "ignored), and SGD's and Adam's LOWER_1_2_PART update (docs/onert-math.md).");
+  AddOption(parser, "kernels",
+            "fastest (default), avx512, avx2 or reference: the products' code on this machine. "
+            "reference runs the portable loops a board runs, so sums are added in the board's "
+            "order (only the C library's exp and log still differ).",
+            "PATH");
+}
+
+Status ParseKernelPath(const QString& text, KernelPath* path) {
+  if (text == QLatin1String("fastest")) {
+    *path = FastestKernelPath();
+    return Status::Ok();
+  }
+  for (KernelPath candidate : {KernelPath::kReference, KernelPath::kAvx2, KernelPath::kAvx512}) {
+    if (text == QLatin1String(KernelPathName(candidate))) {
+      if (static_cast<int>(candidate) > static_cast<int>(FastestKernelPath())) {
+        return Status::Error(StatusCode::kInvalidArgument, "--kernels %s: this CPU has %s at most",
+                             qPrintable(text), KernelPathName(FastestKernelPath()));
+      }
+      *path = candidate;
+      return Status::Ok();
+    }
+  }
+  return Status::Error(StatusCode::kInvalidArgument,
+                       "--kernels '%s': expected fastest, avx512, avx2 or reference",
+                       qPrintable(text));
 }
 
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
@@ -73,6 +99,11 @@ Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("batch"), 1, &o.batch_size));
   TS_RETURN_IF_ERROR(ParseUnsigned(parser, QStringLiteral("epochs"), 1, &o.epochs));
   if (parser.isSet(QStringLiteral("onert-math"))) o.math = BackwardMath::kOnertMicro;
+  if (parser.isSet(QStringLiteral("kernels"))) {
+    KernelPath path = KernelPath::kReference;
+    TS_RETURN_IF_ERROR(ParseKernelPath(parser.value(QStringLiteral("kernels")), &path));
+    UseKernelPath(path);  // process-wide: set before anything trains
+  }
   // A model's metadata is a file from elsewhere: an epoch count nobody means is said, not run.
   if (setup->from_metadata && !parser.isSet(QStringLiteral("epochs")) &&
       o.epochs > kMaxMetadataEpochs) {

@@ -2,7 +2,8 @@
 //
 // The training options every executable that trains takes the same way (trainscope-cli train,
 // trainscope-board-sim): --optimizer --lr --beta1 --beta2 --epsilon --loss --metric --batch
-// --epochs --train-layers --train-config, and the raw float32 data files they train on; plus the
+// --epochs --train-layers --train-config --onert-math --kernels, and the raw float32 data files
+// they train on; plus the
 // smaller set the memory planners share (trainscope-cli memory / report).
 //
 // Defaults come from the model's CIRCLE_TRAINING metadata when it has one, then from
@@ -25,6 +26,7 @@
 #include "engine/core/status.h"
 #include "engine/core/training_options.h"
 #include "engine/exec/trainer.h"
+#include "engine/kernels/dense_loops.h"
 #include "engine/memory/memory_report.h"
 #include "engine/model/model.h"
 #include "engine/plan/trainability.h"
@@ -47,9 +49,12 @@ void AddTrainingOptions(QCommandLineParser* parser);
 // Epochs taken from a model's metadata without --epochs; more is refused with a message.
 inline constexpr uint32_t kMaxMetadataEpochs = 1000000;
 
-// Reads the options added above, on top of DefaultTrainingSetup().
+// Reads the options added above, on top of DefaultTrainingSetup(). --kernels is process-wide: it
+// selects the kernel path (UseKernelPath) here, before anything trains.
 Status ParseTrainingSetup(const QCommandLineParser& parser, const Model& model,
                           TrainingSetup* setup);
+// "fastest", "avx512", "avx2" or "reference"; a path this CPU lacks is refused.
+Status ParseKernelPath(const QString& text, KernelPath* path);
 
 // MODEL plus --input/--target: the training data every trainer reads. Programs add their own
 // options (test data, link options) after this and before AddTrainingOptions as they need.

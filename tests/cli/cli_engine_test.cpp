@@ -348,6 +348,30 @@ TEST(CliTrain, BadArgumentsAndCorruptCheckpointsAreRefused) {
   EXPECT_TRUE(result.err.contains(QStringLiteral("magic"))) << result.err.toStdString();
 }
 
+// --kernels reference trains on the portable loops a board runs: the same run within float
+// rounding of the fastest path's, and a path this program cannot take is named.
+TEST(CliTrain, KernelsChooseTheProductsCodeAndABadChoiceIsNamed) {
+  const QStringList base{
+      QStringLiteral("train"),  Demo("demo.circle"),         QStringLiteral("--input"),
+      Demo("train_input.bin"),  QStringLiteral("--target"),  Demo("train_target.bin"),
+      QStringLiteral("--loss"), QStringLiteral("sparse-ce"), QStringLiteral("--epochs"),
+      QStringLiteral("2"),      QStringLiteral("--json")};
+  auto last_loss = [&](const QString& kernels) {
+    const auto run = RunCli(base + QStringList{QStringLiteral("--kernels"), kernels});
+    EXPECT_EQ(run.exit_code, 0) << run.err.toStdString();
+    const QJsonArray epochs = run.json().object().value(QStringLiteral("epochs")).toArray();
+    return epochs.isEmpty() ? -1.0
+                            : epochs.last().toObject().value(QStringLiteral("loss")).toDouble();
+  };
+  const double fastest = last_loss(QStringLiteral("fastest"));
+  const double reference = last_loss(QStringLiteral("reference"));
+  ASSERT_GT(fastest, 0.0);
+  EXPECT_NEAR(reference, fastest, 1e-4 * fastest);
+  const auto bad = RunCli(base + QStringList{QStringLiteral("--kernels"), QStringLiteral("sse9")});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(bad.err.contains(QStringLiteral("--kernels 'sse9'"))) << bad.err.toStdString();
+}
+
 TEST(CliTrain, WarnsWhereABoardRunningOnertMicroWouldDiffer) {
   ModelBuilder b;
   const int x = b.AddTensor("x", {1, 4});

@@ -52,6 +52,9 @@ app_run 1600x1000 --screenshot "$out/main-window-demo.png" --steps 40
 # All layers against the last 2 layers, from the same initial weights (Training > Compare
 # Trainability).
 app_run 1600x1000 --screenshot "$out/experiments-all-vs-last-two.png" --experiment
+# Training at full speed: every step's loss, the per-op detail of the last detailed step.
+app_run 1600x1000 --screenshot "$out/main-window-full-speed.png" --full-speed --steps 1500 \
+  --epochs 1000
 # A layer's weight gradient, paused after one more sample (Tensor values dock).
 app_run 1600x1000 --screenshot "$out/tensor-values-gradient.png" --steps 40 --inspect 3
 # Laptop screens: the default layout sized for the screen it opens on.

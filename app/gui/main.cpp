@@ -107,9 +107,9 @@ void InspectOp(MainWindow* window, trainscope::EventSource* source, int op,
   source->stepSample();  // the panel asks again when the source pauses there
 }
 
-// A board trains on its own: the views are captured once it reached `steps` optimizer steps, or
-// after `timeout_ms` with what arrived by then.
-void WaitForBoardSteps(QObject* owner, const trainscope::SessionStore& store, uint64_t steps,
+// A board (or the local engine at full speed) trains on its own: the views are captured once it
+// reached `steps` optimizer steps, or after `timeout_ms` with what arrived by then.
+void WaitForSteps(QObject* owner, const trainscope::SessionStore& store, uint64_t steps,
                        int timeout_ms, const std::function<void()>& done) {
   auto* poll = new QTimer(owner);
   auto* clock = new QElapsedTimer;
@@ -177,6 +177,10 @@ int main(int argc, char* argv[]) {
                       "values dock."),
        QStringLiteral("OP")});
   parser.addOption(
+      {QStringLiteral("full-speed"),
+       QStringLiteral("With --screenshot: train at full speed (Run) until --steps optimizer steps "
+                      "have run and capture while it trains, as the views are at full speed.")});
+  parser.addOption(
       {QStringLiteral("comparison"),
        QStringLiteral("Open a board-against-reference report (trainscope-cli diff --json FILE "
                       "--values) in the Comparison dock; without MODEL, its model is opened."),
@@ -223,9 +227,12 @@ int main(int argc, char* argv[]) {
   }
   const bool experiment = parser.isSet(QStringLiteral("experiment"));
   const bool inspect = parser.isSet(QStringLiteral("inspect"));
-  if ((experiment || inspect || window_size.isValid()) && screenshot.isEmpty()) {
+  const bool full_speed = parser.isSet(QStringLiteral("full-speed"));
+  if ((experiment || inspect || full_speed || window_size.isValid()) && screenshot.isEmpty()) {
     return trainscope::cli::Fail(
-        QStringLiteral("--experiment, --inspect and --window-size go with --screenshot"), 2);
+        QStringLiteral("--experiment, --inspect, --full-speed and --window-size go with "
+                       "--screenshot"),
+        2);
   }
   bool inspect_ok = !inspect;
   const int inspect_op = inspect ? parser.value(QStringLiteral("inspect")).toInt(&inspect_ok) : -1;
@@ -375,7 +382,7 @@ int main(int argc, char* argv[]) {
     return QApplication::exec();
   }
   if (!endpoint.isEmpty()) {
-    WaitForBoardSteps(&window, *store, steps, 60000, [&] {
+    WaitForSteps(&window, *store, steps, 60000, [&] {
       QTimer::singleShot(300, [&] {
         save_screenshot(store->snapshot()->progress.last_optimizer_step);
         QApplication::exit(exit_status);
@@ -402,6 +409,19 @@ int main(int argc, char* argv[]) {
           controller.source()->stop();
           QApplication::exit(exit_status);
         });
+      });
+    });
+    return QApplication::exec();
+  }
+  if (full_speed) {
+    // Captured while training goes on: the views as they are at full speed, most steps
+    // reported without their per-op detail.
+    controller.source()->start();
+    WaitForSteps(&window, *store, steps, 60000, [&] {
+      QTimer::singleShot(300, [&] {
+        save_screenshot(store->snapshot()->progress.last_optimizer_step);
+        controller.source()->stop();
+        QApplication::exit(exit_status);
       });
     });
     return QApplication::exec();

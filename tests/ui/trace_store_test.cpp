@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <map>
 #include <cmath>
 #include <thread>
 
@@ -301,6 +302,46 @@ TEST(SessionStore, AStepWithoutDetailKeepsTheLastDetailedPicture) {
   EXPECT_EQ(snapshot->memory->events().size(), 1u);
   EXPECT_EQ(snapshot->memory->currentBytes(), 120u);
   EXPECT_EQ(snapshot->previous_step_peak_bytes, 300u);
+}
+
+// A tensor is frozen when the latest finished step with statistics left it out, not when the
+// latest step carried no statistics at all (a step without its per-op detail).
+TEST(SessionStore, StepsWithoutStatisticsFreezeNoTensor) {
+  SessionStore store;
+  auto step = [&](uint32_t number, std::vector<int32_t> tensors_with_stats) {
+    EventBatch batch;
+    batch.add(SampleEvent{1, number, 0, true});
+    for (int32_t tensor : tensors_with_stats) {
+      GradientStatsEvent stats;
+      stats.optimizer_step = number;
+      stats.tensor = tensor;
+      stats.op_index = static_cast<uint32_t>(tensor);
+      stats.l2 = 1.0f;
+      batch.add(stats);
+    }
+    batch.add(SampleEvent{1, number, 0, false});
+    batch.add(OptimizerStepEvent{1, number, 1});
+    store.append(batch);
+  };
+  auto frozen = [&] {
+    std::map<int32_t, bool> by_tensor;
+    for (const TensorGradient& t : store.snapshot()->tensors) by_tensor[t.tensor] = t.frozen;
+    return by_tensor;
+  };
+  step(1, {3, 4});
+  for (uint32_t plain = 2; plain <= 5; ++plain) step(plain, {});
+  EXPECT_EQ(frozen(), (std::map<int32_t, bool>{{3, false}, {4, false}}));
+  step(6, {4});  // tensor 3 frozen from step 6 on
+  EXPECT_EQ(frozen(), (std::map<int32_t, bool>{{3, true}, {4, false}}));
+  // Half way through a step, the tensors it has not reported yet are not frozen.
+  EventBatch half;
+  half.add(SampleEvent{1, 7, 0, true});
+  GradientStatsEvent first;
+  first.optimizer_step = 7;
+  first.tensor = 4;
+  half.add(first);
+  store.append(half);
+  EXPECT_EQ(frozen(), (std::map<int32_t, bool>{{3, true}, {4, false}}));
 }
 
 TEST(SessionStore, NanAndInfAreCountedAndLocated) {

@@ -60,8 +60,9 @@ struct TensorGradient {
   UpdateRatioEvent ratio;
   uint64_t nan_total = 0;  // over the whole run
   uint64_t inf_total = 0;
-  // The latest completed optimizer step did not train it (a trainability change froze it, or
-  // its operator left the backward range): its statistics are history, not the current step's.
+  // The latest completed optimizer step that reported gradient statistics did not train it (a
+  // trainability change froze it, or its operator left the backward range): its statistics are
+  // history. Steps reported without their per-op detail say nothing either way.
   bool frozen = false;
 };
 

@@ -38,6 +38,10 @@ struct SessionStore::State {
   std::shared_ptr<GradientMatrix> gradients;
   std::map<int32_t, TensorGradient> tensors;
   uint32_t latest_gradient_step = 0;
+  // The latest optimizer step that carried gradient statistics and has ended: a tensor without
+  // statistics in it was not trained there. Not simply the latest step: a step reported without
+  // its per-op detail carries none, for any tensor.
+  uint32_t latest_step_with_stats = 0;
   uint64_t gradient_nan_total = 0;
   uint64_t gradient_inf_total = 0;
   std::shared_ptr<DecimatedSeries> loss;
@@ -184,6 +188,9 @@ void SessionStore::onOptimizerStep(const OptimizerStepEvent& event) {
   progress.phase = Phase::kOptimizer;
   progress.epoch = event.epoch;
   progress.last_optimizer_step = event.optimizer_step;
+  if (state_->latest_gradient_step == event.optimizer_step) {
+    state_->latest_step_with_stats = event.optimizer_step;
+  }
 }
 
 void SessionStore::onForwardOp(const ForwardOpEvent& event) {
@@ -313,10 +320,10 @@ std::shared_ptr<const SessionSnapshot> SessionStore::snapshot() const {
   snapshot->run_peak_bytes = state.run_peak;
   snapshot->gradients = state.gradients;
   snapshot->tensors.reserve(state.tensors.size());
-  const uint32_t completed = state.progress.last_optimizer_step;
   for (const auto& [tensor, entry] : state.tensors) {
     snapshot->tensors.push_back(entry);
-    snapshot->tensors.back().frozen = entry.has_stats && entry.stats.optimizer_step < completed;
+    snapshot->tensors.back().frozen =
+        entry.has_stats && entry.stats.optimizer_step < state.latest_step_with_stats;
   }
   std::sort(snapshot->tensors.begin(), snapshot->tensors.end(), [](const auto& a, const auto& b) {
     return a.op_index != b.op_index ? a.op_index < b.op_index : a.tensor < b.tensor;

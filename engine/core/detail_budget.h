@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
-// DetailBudget: which optimizer steps carry per-op detail (TrainingObserver::WantsDetail) when
+// DetailBudget: which optimizer steps carry per-op detail (TrainingObserver::StepDetail) when
 // training runs faster than anyone can look. Two limits, each a budget that refills with time
 // and holds at most kDetailBurstSeconds of it (so a run's first second, or the second after a
 // pause, is detailed more densely, and a short run entirely):
@@ -19,7 +19,9 @@
 // The caller passes the time (MonotonicNowNs() in the engine's clock), so tests drive it.
 //
 //   DetailBudget budget;
-//   bool WantsDetail(uint32_t) override { return budget.Take(MonotonicNowNs()); }
+//   uint32_t StepDetail(uint32_t) override {
+//     return budget.Take(MonotonicNowNs()) ? kDetailEvents : 0;
+//   }
 //   void OnOptimizerStep(const OptimizerStepEvent&) override { budget.EndStep(MonotonicNowNs()); }
 #pragma once
 

@@ -138,8 +138,8 @@ inline constexpr uint32_t kEventUpdateRatio = 1u << 7;
 inline constexpr uint32_t kEventLoss = 1u << 8;
 inline constexpr uint32_t kEventMetric = 1u << 9;
 inline constexpr uint32_t kAllEvents = (1u << 10) - 1;
-// The per-op detail of a step: what TrainingObserver::WantsDetail() turns on or off for a whole
-// optimizer step. The rest (samples, losses, the optimizer step, metrics) is reported always.
+// The per-op detail of a step: what TrainingObserver::StepDetail() chooses for a whole optimizer
+// step. The rest (samples, losses, the optimizer step, metrics) is reported always.
 inline constexpr uint32_t kDetailEvents = kEventForwardOp | kEventBackwardStep | kEventMemory |
                                           kEventMemorySummary | kEventGradientStats |
                                           kEventUpdateRatio;
@@ -153,18 +153,20 @@ inline constexpr uint32_t kDetailEvents = kEventForwardOp | kEventBackwardStep |
 // Detail is chosen per optimizer step: a viewer that repaints 15 times a second needs the per-op
 // detail of a few steps a second, not of the thousands a small model trains in that time, and its
 // cost (gradient statistics over every weight, clock reads around every op) can be larger than
-// the step itself. WantsDetail() is asked once, before the step's first event; a step without
+// the step itself. StepDetail() is asked once, before the step's first event; a step without
 // detail still reports its samples, losses and the optimizer step, so a consumer sees every step
-// and the detail of the ones it asked for (DetailRate picks them by time).
+// and the detail of the ones it asked for (DetailBudget picks them by time). A step may also
+// carry part of it: a breakpoint on gradients needs their statistics in every step, not the
+// memory events and op times.
 class TrainingObserver {
  public:
   virtual ~TrainingObserver() = default;
   // Read once when the observer is attached (Trainer::set_observer), so it must not change
   // while attached.
   virtual uint32_t wanted_events() const { return kAllEvents; }
-  // Whether optimizer step `optimizer_step` reports its kDetailEvents (those wanted_events()
-  // asks for). Default: every step.
-  virtual bool WantsDetail(uint32_t /*optimizer_step*/) { return true; }
+  // Which of kDetailEvents optimizer step `optimizer_step` reports (of those wanted_events()
+  // asks for): kDetailEvents for all of it (the default), 0 for none, or some.
+  virtual uint32_t StepDetail(uint32_t /*optimizer_step*/) { return kDetailEvents; }
   virtual void OnSample(const SampleEvent&) {}
   virtual void OnOptimizerStep(const OptimizerStepEvent&) {}
   virtual void OnForwardOp(const ForwardOpEvent&) {}

@@ -373,8 +373,8 @@ Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mea
   }
   ++optimizer_step_;
   step_wanted_ = wanted_;
-  if ((wanted_ & kDetailEvents) != 0 && !observer_->WantsDetail(optimizer_step_)) {
-    step_wanted_ &= ~kDetailEvents;
+  if ((wanted_ & kDetailEvents) != 0) {
+    step_wanted_ &= ~kDetailEvents | observer_->StepDetail(optimizer_step_);
   }
   double loss_sum = 0.0;
   for (uint32_t b = 0; b < options_.batch_size; ++b) {

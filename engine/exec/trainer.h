@@ -17,7 +17,7 @@
 // Observation: with an observer attached the trainer emits the events of engine/core/events.h
 // (and computes gradient statistics and update norms for them); without one, for events the
 // observer leaves out of wanted_events(), or for the detail of a step it does not want
-// (WantsDetail), it skips that work entirely. Gradient statistics
+// (StepDetail), it skips that work entirely. Gradient statistics
 // describe the batch's summed gradient, the one the optimizer applies: once per parameter and
 // optimizer step, in the backward step of the batch's last sample that completes it. A gate,
 // when set, is called before every backward step: the debugger blocks there to pause or
@@ -203,7 +203,7 @@ class Trainer {
 
   TrainingObserver* observer_ = nullptr;
   uint32_t wanted_ = 0;       // observer_->wanted_events(), 0 without an observer
-  uint32_t step_wanted_ = 0;  // wanted_ without kDetailEvents in a step without detail
+  uint32_t step_wanted_ = 0;  // wanted_ less the detail the observer left out of this step
   ExecutionGate* gate_ = nullptr;
   uint32_t optimizer_step_ = 0;
   uint32_t epoch_ = 0;

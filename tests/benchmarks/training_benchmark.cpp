@@ -43,13 +43,14 @@ class CountingObserver final : public TrainingObserver {
   uint32_t wanted_events() const override { return wanted; }
   // The budget runs on a clock of observed steps only: the event-overhead benchmark alternates
   // observed and unobserved steps, and the app observes every step.
-  bool WantsDetail(uint32_t) override {
+  uint32_t StepDetail(uint32_t) override {
     step_started_ns_ = MonotonicNowNs();
-    return detail.Take(observed_ns_);
+    return detail.Take(observed_ns_) ? kDetailEvents : watched;
   }
   uint64_t events = 0;
   uint32_t wanted = kAllEvents;
   DetailBudget detail{0.0, 0.0};  // every step
+  uint32_t watched = 0;           // detail every step carries anyway
 
  private:
   uint64_t step_started_ns_ = 0;
@@ -147,8 +148,8 @@ void RunTraining(benchmark::State& state, Model* model, const DataSet& data) {
 // under the same conditions, and the median of the pairs' ratios is reported (overhead_pct).
 // Every other pair starts with the observed step, so both kinds see every sample. Arguments:
 // optimizer (0 SGD, 1 Adam), batch size and detail: 0 every step carries its per-op detail (what
-// a gradient breakpoint needs), 1 at most kDefaultDetailStepsPerSecond steps a second do (what
-// the desktop asks for while training runs at full speed).
+// stepping or a pace gets), 1 the desktop's DetailBudget at full speed, 2 that budget with the
+// gradient statistics in every step (what a breakpoint on NaN/Inf or a gradient norm reads).
 void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& data,
                           LossKind loss = LossKind::kSparseCrossEntropy) {
   Trainer trainer;
@@ -158,8 +159,9 @@ void MeasureEventOverhead(benchmark::State& state, Model* model, const DataSet& 
   if (!InitTrainer(state, model, &trainer, optimizer, batch, loss)) return;
   Status status;
   CountingObserver observer;
-  if (state.range(2) == 1)
+  if (state.range(2) >= 1)
     observer.detail.set_limits(kDefaultDetailStepsPerSecond, kDefaultDetailTimeShare);
+  if (state.range(2) == 2) observer.watched = kEventGradientStats;
   std::vector<double> ratios;
   double off_seconds = 0.0, on_seconds = 0.0;
   uint32_t sample = 0;
@@ -226,7 +228,7 @@ void BM_EventOverheadMlp784(benchmark::State& state) {
   MeasureEventOverhead(state, &model, data);
 }
 BENCHMARK(BM_EventOverheadMlp784)
-    ->ArgsProduct({{kSgd, kAdam}, {1, 16}, {0, 1}})
+    ->ArgsProduct({{kSgd, kAdam}, {1, 16}, {0, 1, 2}})
     ->ArgNames({"optimizer", "batch", "detail"})
     ->Unit(benchmark::kMicrosecond);
 
@@ -266,7 +268,7 @@ void BM_EventOverheadSimpleMnist(benchmark::State& state) {
   if (LoadSimpleMnist(state, &model, &data)) MeasureEventOverhead(state, &model, data);
 }
 BENCHMARK(BM_EventOverheadSimpleMnist)
-    ->ArgsProduct({{kSgd, kAdam}, {1, 16}, {0, 1}})
+    ->ArgsProduct({{kSgd, kAdam}, {1, 16}, {0, 1, 2}})
     ->ArgNames({"optimizer", "batch", "detail"})
     ->Unit(benchmark::kMicrosecond);
 
@@ -295,7 +297,7 @@ void BM_EventOverheadChain300(benchmark::State& state) {
   MeasureEventOverhead(state, &model, data, LossKind::kMse);
 }
 BENCHMARK(BM_EventOverheadChain300)
-    ->ArgsProduct({{kSgd, kAdam}, {1, 16}, {0, 1}})
+    ->ArgsProduct({{kSgd, kAdam}, {1, 16}, {0, 1, 2}})
     ->ArgNames({"optimizer", "batch", "detail"})
     ->Unit(benchmark::kMicrosecond);
 

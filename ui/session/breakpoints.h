@@ -50,9 +50,12 @@ struct BreakpointSet {
   GradientMeasure gradient_measure = GradientMeasure::kL2Norm;
 
   bool empty() const { return ops.empty() && !nan_inf && !budget_enabled && !gradient_enabled; }
-  // Whether a breakpoint reads gradient statistics or memory summaries, which only optimizer
-  // steps with per-op detail carry (TrainingObserver::WantsDetail): every step must then have it.
-  bool watchesEveryStep() const { return nan_inf || budget_enabled || gradient_enabled; }
+  // The events these breakpoints read that a step may leave out with its per-op detail
+  // (TrainingObserver::StepDetail): every step must then carry them.
+  uint32_t watchedEvents() const {
+    return (nan_inf || gradient_enabled ? kEventGradientStats : 0u) |
+           (budget_enabled ? kEventMemorySummary : 0u);
+  }
   bool hasOp(uint32_t op) const { return ops.count(op) > 0; }
   void toggleOp(uint32_t op);
 

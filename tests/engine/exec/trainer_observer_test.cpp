@@ -126,10 +126,12 @@ class StepDetailObserver : public CountingObserver {
  public:
   explicit StepDetailObserver(std::vector<bool> detailed)
       : CountingObserver(kAllEvents), detailed_(std::move(detailed)) {}
-  bool WantsDetail(uint32_t optimizer_step) override {
+  uint32_t StepDetail(uint32_t optimizer_step) override {
     asked.push_back(optimizer_step);
-    return optimizer_step - 1 < detailed_.size() && detailed_[optimizer_step - 1];
+    const bool detailed = optimizer_step - 1 < detailed_.size() && detailed_[optimizer_step - 1];
+    return detailed ? kDetailEvents : partial;
   }
+  uint32_t partial = 0;  // the detail of the other steps
   void OnOptimizerStep(const OptimizerStepEvent& event) override {
     CountingObserver::OnOptimizerStep(event);
     per_step.push_back(*this);  // the counts so far, as a plain CountingObserver copy
@@ -173,6 +175,22 @@ TEST(TrainerObserver, AStepWithoutDetailReportsItsSamplesLossesAndUpdateOnly) {
   EXPECT_EQ(third.samples, all.samples);
   EXPECT_EQ(third.losses, all.losses);
   EXPECT_EQ(third.optimizer_steps, 3);
+}
+
+// A step can carry part of its detail: gradient statistics alone, as a breakpoint on gradients
+// needs them, without the memory events, op events and update ratios.
+TEST(TrainerObserver, AStepCanCarryOnlyPartOfItsDetail) {
+  CountingObserver all(kAllEvents);
+  TrainConvNet(&all);
+  StepDetailObserver statistics_only({false, false, false});
+  statistics_only.partial = kEventGradientStats;
+  TrainConvNet(&statistics_only);
+  EXPECT_EQ(statistics_only.gradient_stats, all.gradient_stats);
+  EXPECT_GT(statistics_only.gradient_stats, 0);
+  EXPECT_EQ(statistics_only.memory + statistics_only.summaries + statistics_only.forward_ops +
+                statistics_only.backward_steps + statistics_only.update_ratios,
+            0);
+  EXPECT_EQ(statistics_only.losses, all.losses);
 }
 
 TEST(TrainerObserver, DetailIsNotAskedForWhenNoDetailEventIsWanted) {

@@ -218,7 +218,9 @@ TEST(FitSearch, HalvesCompareAsTheRowsTheyHold) {
       EXPECT_LE(CountTrainedParameters(graph.main(), up),
                 CountTrainedParameters(graph.main(), lower));
     }
-    if (model == StepModel::kTrainScope) EXPECT_GT(smaller, 0) << "odd widths make UP smaller";
+    if (model == StepModel::kTrainScope) {
+      EXPECT_GT(smaller, 0) << "odd widths make UP smaller";
+    }
   }
 }
 

@@ -46,13 +46,14 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
     budget_.Reset();
     if (new_run) told_about_detail_ = false;
   }
-  bool WantsDetail(uint32_t optimizer_step) override {
+  uint32_t StepDetail(uint32_t optimizer_step) override {
     const double rate = owner_->detail_steps_per_second_.load(std::memory_order_relaxed);
     const double share = owner_->detail_time_share_.load(std::memory_order_relaxed);
     if (rate != budget_.steps_per_second() || share != budget_.time_share()) {
       budget_.set_limits(rate, share);
     }
-    const bool free_running = owner_->freeRunning();
+    uint32_t watched = 0;  // what breakpoints read in every step
+    const bool free_running = owner_->freeRunning(&watched);
     detailed_ = !free_running || budget_.Take(MonotonicNowNs());
     step_started_ = free_running;
     if (!detailed_ && !told_about_detail_) {
@@ -61,13 +62,14 @@ class LocalEventSource::Bridge final : public TrainingObserver, public Execution
                  QStringLiteral("training runs faster than the views follow: from optimizer step "
                                 "%1 on, per-op detail (op times, memory, gradient statistics, "
                                 "update ratios) is reported for at most %2 steps a second and %3 "
-                                "% of the training time; stepping, a Speed or a gradient or memory "
-                                "breakpoint brings it back for every step")
+                                "% of the training time; stepping or a Speed brings it back for "
+                                "every step, and a breakpoint on gradients or memory keeps what "
+                                "it watches in every step")
                      .arg(optimizer_step)
                      .arg(budget_.steps_per_second())
                      .arg(budget_.time_share() * 100.0));
     }
-    return detailed_;
+    return detailed_ ? kDetailEvents : watched;
   }
   void OnSample(const SampleEvent& event) override {
     Add(event);
@@ -452,10 +454,10 @@ QString LocalEventSource::lastBreakpointReason() const {
   return last_hit_reason_;
 }
 
-bool LocalEventSource::freeRunning() const {
+bool LocalEventSource::freeRunning(uint32_t* watched) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return running_ && pause_at_ == Boundary::kNone && !stop_requested_ && stepsPerSecond() <= 0.0 &&
-         !monitor_.breakpoints().watchesEveryStep();
+  *watched = monitor_.breakpoints().watchedEvents();
+  return running_ && pause_at_ == Boundary::kNone && !stop_requested_ && stepsPerSecond() <= 0.0;
 }
 
 bool LocalEventSource::needsBoundaryLocked() const {

@@ -25,11 +25,12 @@
 //
 // Detail: training at full speed, a step carries its per-op detail (op times, memory, gradient
 // statistics, update ratios) only as a DetailBudget allows (engine/core/detail_budget.h: 100 steps
-// a second, 5 % of the training time); every step still reports its samples, losses and update,
-// and a message says when thinning starts. A pause, a step command, a pace or a breakpoint on
-// gradients or memory makes every step detailed again. In a step without detail no boundary
-// after a backward step is reported, so a pause, a step-op command or a tensor read that arrives
-// during one is served at the gate before the next backward op, which it then names.
+// a second, 5 % of the training time); every step still reports its samples, losses and update, and
+// a message says when thinning starts. A pause, a step command or a pace makes every step detailed
+// again; a breakpoint on gradients or memory keeps the statistics or memory summaries it reads in
+// every step. In a step without detail no boundary after a backward step is reported, so a pause,
+// a step-op command or a tensor read that arrives during one turns the op events back on at the
+// next backward op (ExecutionGate::ResumeOpEvents) and is served after it.
 //
 // Pace (setStepsPerSecond): 0 trains at full speed; otherwise the worker waits between optimizer
 // steps, and at slow rates (kWatchRate and below) each backward step takes its share of the
@@ -149,9 +150,9 @@ class LocalEventSource : public EventSource {
   void run();
   // Called on the worker thread at a boundary; blocks while paused. False: stop requested.
   bool reachBoundary(Boundary boundary);
-  // Training at full speed with nothing that needs every step's detail: no pause or step
-  // pending, no pace, no breakpoint on gradients or memory (worker thread, takes mutex_).
-  bool freeRunning() const;
+  // Training at full speed: no pause or step pending, no pace (worker thread, takes mutex_).
+  // `watched`: the detail events the breakpoints read, which every step must carry anyway.
+  bool freeRunning(uint32_t* watched) const;
   // With mutex_ held: a pause, a step-op command, a stop or a tensor read waits for a boundary.
   bool needsBoundaryLocked() const;
   // Worker thread: pauses with the hit's reason. False: stop requested.

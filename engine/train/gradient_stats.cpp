@@ -8,13 +8,15 @@
 #include <emmintrin.h>
 #endif
 
-#include "engine/train/host_simd.h"
-
-#if defined(TRAINSCOPE_AVX2_PATH)
-#include <immintrin.h>
-#endif
+#include "engine/train/gradient_stats_paths.h"
 
 namespace trainscope {
+
+using gradient_stats_internal::ChunkRange;
+using gradient_stats_internal::DecadeBounds;
+using gradient_stats_internal::kStatsChunk;
+using gradient_stats_internal::kStatsLanes;
+using gradient_stats_internal::VectorStatsPath;
 
 namespace {
 
@@ -70,10 +72,7 @@ struct BinadeTable {
   }
 };
 
-// The running sums are kept in eight lanes, element i of a full block of eight going to lane
-// i % 8 and the tail to lane 0, then added lane 0 first: a single running sum would wait on
-// every addition, and this fixed order makes the result the same with or without SIMD.
-constexpr size_t kLanes = 8;
+constexpr size_t kLanes = kStatsLanes;
 
 struct Accumulators {
   double sums[kLanes] = {};
@@ -100,14 +99,16 @@ inline void AddValue(const BinadeTable& table, float raw, size_t lane, size_t co
   ++acc->histograms[copy][table.Bin(magnitude_bits)];
 }
 
-// Full blocks of eight; returns how many values it consumed.
+// The portable path's full blocks; returns how many values it consumed.
 size_t AddBlocks(const BinadeTable& table, const float* values, size_t count, Accumulators* acc) {
   size_t i = 0;
 #if defined(__SSE2__)
+  // Two double lanes a vector: sums[k] holds lanes 2k and 2k+1.
+  constexpr int kVectors = kLanes / 2;
   const __m128i exponent_mask = _mm_set1_epi32(0x7f800000);
   const __m128i magnitude_mask = _mm_set1_epi32(0x7fffffff);
-  __m128d sums[4], squares[4];
-  for (int k = 0; k < 4; ++k) {
+  __m128d sums[kVectors], squares[kVectors];
+  for (int k = 0; k < kVectors; ++k) {
     sums[k] = _mm_loadu_pd(acc->sums + 2 * k);
     squares[k] = _mm_loadu_pd(acc->squares + 2 * k);
   }
@@ -116,48 +117,44 @@ size_t AddBlocks(const BinadeTable& table, const float* values, size_t count, Ac
   __m128i non_finite = _mm_setzero_si128();
   size_t since_flush = 0;
   alignas(16) uint32_t magnitudes[kLanes];
+  auto flush = [&] {
+    alignas(16) uint32_t counts[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(counts),
+                    _mm_sub_epi32(_mm_setzero_si128(), non_finite));
+    acc->non_finite += static_cast<size_t>(counts[0]) + counts[1] + counts[2] + counts[3];
+    non_finite = _mm_setzero_si128();
+    since_flush = 0;
+  };
   for (; i + kLanes <= count; i += kLanes) {
-    __m128i halves[2];
-    for (int h = 0; h < 2; ++h) {
-      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i + 4 * h));
+    for (int q = 0; q < static_cast<int>(kLanes / 4); ++q) {
+      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i + 4 * q));
       const __m128i special = _mm_cmpeq_epi32(_mm_and_si128(bits, exponent_mask), exponent_mask);
       non_finite = _mm_add_epi32(non_finite, special);
       const __m128i kept = _mm_andnot_si128(special, bits);
-      halves[h] = _mm_and_si128(kept, magnitude_mask);
-      maxima = _mm_max_ps(maxima, _mm_castsi128_ps(halves[h]));
+      const __m128i magnitude = _mm_and_si128(kept, magnitude_mask);
+      _mm_store_si128(reinterpret_cast<__m128i*>(magnitudes + 4 * q), magnitude);
+      maxima = _mm_max_ps(maxima, _mm_castsi128_ps(magnitude));
       const __m128 value = _mm_castsi128_ps(kept);
       const __m128d low = _mm_cvtps_pd(value);
       const __m128d high = _mm_cvtps_pd(_mm_movehl_ps(value, value));
-      sums[2 * h] = _mm_add_pd(sums[2 * h], low);
-      sums[2 * h + 1] = _mm_add_pd(sums[2 * h + 1], high);
-      squares[2 * h] = _mm_add_pd(squares[2 * h], _mm_mul_pd(low, low));
-      squares[2 * h + 1] = _mm_add_pd(squares[2 * h + 1], _mm_mul_pd(high, high));
+      sums[2 * q] = _mm_add_pd(sums[2 * q], low);
+      sums[2 * q + 1] = _mm_add_pd(sums[2 * q + 1], high);
+      squares[2 * q] = _mm_add_pd(squares[2 * q], _mm_mul_pd(low, low));
+      squares[2 * q + 1] = _mm_add_pd(squares[2 * q + 1], _mm_mul_pd(high, high));
     }
-    _mm_store_si128(reinterpret_cast<__m128i*>(magnitudes), halves[0]);
-    _mm_store_si128(reinterpret_cast<__m128i*>(magnitudes + 4), halves[1]);
     for (size_t lane = 0; lane < kLanes; ++lane) {
       ++acc->histograms[lane & 3][table.Bin(magnitudes[lane])];
     }
-    if (++since_flush == (1u << 28)) {
-      alignas(16) uint32_t counts[4];
-      _mm_store_si128(reinterpret_cast<__m128i*>(counts),
-                      _mm_sub_epi32(_mm_setzero_si128(), non_finite));
-      acc->non_finite += static_cast<size_t>(counts[0]) + counts[1] + counts[2] + counts[3];
-      non_finite = _mm_setzero_si128();
-      since_flush = 0;
-    }
+    if (++since_flush == (1u << 27)) flush();
   }
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < kVectors; ++k) {
     _mm_storeu_pd(acc->sums + 2 * k, sums[k]);
     _mm_storeu_pd(acc->squares + 2 * k, squares[k]);
   }
   alignas(16) float lane_maxima[4];
   _mm_store_ps(lane_maxima, maxima);
   for (float m : lane_maxima) acc->max_abs = m > acc->max_abs ? m : acc->max_abs;
-  alignas(16) uint32_t counts[4];
-  _mm_store_si128(reinterpret_cast<__m128i*>(counts),
-                  _mm_sub_epi32(_mm_setzero_si128(), non_finite));
-  acc->non_finite += static_cast<size_t>(counts[0]) + counts[1] + counts[2] + counts[3];
+  flush();
 #else
   for (; i + kLanes <= count; i += kLanes) {
     for (size_t lane = 0; lane < kLanes; ++lane) {
@@ -169,221 +166,53 @@ size_t AddBlocks(const BinadeTable& table, const float* values, size_t count, Ac
 }
 
 #if defined(TRAINSCOPE_AVX2_PATH)
-// The same statistics with AVX2, for hosts that have it (chosen at run time, so the build stays
-// portable). The histogram needs no table here: the bin of |g| is the number of decade bounds
-// at or below it, so each bound's count of values at or above it is accumulated with one compare
-// per eight values, and the bins are differences of neighbouring counts. Values are taken in
-// chunks that stay in the L1 cache: the moments and the chunk's range in one pass, then one more
-// pass per group of up to eight bounds that the range leaves open (CountChunkAtOrAbove).
-struct DecadeBounds {
-  int32_t below[kGradientHistogramBins - 1];  // bits of the smallest magnitude in bin b+1, - 1
-
-  DecadeBounds() {
-    for (int b = 1; b < kGradientHistogramBins; ++b) {
-      uint32_t lo = 0, hi = 0x7f800000u;  // the first finite magnitude whose bin is >= b
-      while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (GradientHistogramBin(BitsToFloat(mid)) < b)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      below[b - 1] = static_cast<int32_t>(lo) - 1;
-    }
-  }
-};
-
-__attribute__((target("avx2"))) inline __m256i MagnitudeBits(const float* at) {
-  return _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)),
-                          _mm256_set1_epi32(0x7fffffff));
-}
-
-// Adds, per bound j in [first, last) (at most kGroup of them), the number of values in
-// [0, count) whose magnitude bits exceed below[j]; NaN and Inf exceed every bound (the caller
-// takes them out).
-template <int kGroup>
-__attribute__((target("avx2"))) void CountAtOrAbove(const float* values, size_t count,
-                                                    const DecadeBounds& bounds, int first, int last,
-                                                    uint64_t* at_or_above) {
-  __m256i counts[kGroup];
-  __m256i limits[kGroup];
-  for (int j = 0; j < kGroup; ++j) {
-    counts[j] = _mm256_setzero_si256();
-    limits[j] = _mm256_set1_epi32(bounds.below[first + j < last ? first + j : first]);
-  }
-  for (size_t i = 0; i + 8 <= count; i += 8) {
-    const __m256i magnitude = MagnitudeBits(values + i);
-    for (int j = 0; j < kGroup; ++j) {
-      counts[j] = _mm256_sub_epi32(counts[j], _mm256_cmpgt_epi32(magnitude, limits[j]));
-    }
-  }
-  for (int j = 0; j < kGroup && first + j < last; ++j) {
-    alignas(32) uint32_t lanes[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), counts[j]);
-    for (uint32_t lane : lanes) at_or_above[first + j] += lane;
-  }
-}
-
-// Sums of eight 32-bit lanes.
-__attribute__((target("avx2"))) uint32_t LaneSum(__m256i lanes_vector) {
-  alignas(32) uint32_t lanes[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), lanes_vector);
-  uint32_t sum = 0;
-  for (uint32_t lane : lanes) sum += lane;
-  return sum;
-}
-
-// Counts, per bound, the chunk's values above it. A chunk of a real gradient spans a few
-// decades, not all sixteen bins: a bound at or above the chunk's largest magnitude has no value
-// above it, and one below its smallest non-zero magnitude has every non-zero value above it, so
-// only the bounds in between need a compare per value.
-__attribute__((target("avx2"))) void CountChunkAtOrAbove(const float* values, size_t count,
-                                                         const DecadeBounds& bounds,
-                                                         uint32_t smallest_nonzero,
-                                                         uint32_t largest, uint32_t zeros,
-                                                         uint64_t* at_or_above) {
+// Per bound, the chunk's values above it (gradient_stats_paths.h): a bound at or above the
+// chunk's largest magnitude has none above it, one below its smallest non-zero magnitude has
+// every non-zero value above it, and only the bounds in between need a compare per value.
+void CountChunkAbove(const VectorStatsPath& path, const DecadeBounds& bounds, const float* chunk,
+                     size_t count, const ChunkRange& range, uint64_t* at_or_above) {
   int first = kGradientHistogramBins - 1, last = 0;
   for (int j = 0; j < kGradientHistogramBins - 1; ++j) {
     const uint32_t bound = static_cast<uint32_t>(bounds.below[j]);
-    if (bound >= largest) continue;
-    if (bound < smallest_nonzero) {
-      at_or_above[j] += count - zeros;
+    if (bound >= range.largest) continue;
+    if (bound < range.smallest_nonzero) {
+      at_or_above[j] += count - range.zeros;
       continue;
     }
     first = j < first ? j : first;
     last = j + 1;
   }
-  while (first < last) {
-    if (last - first <= 4) {
-      CountAtOrAbove<4>(values, count, bounds, first, last, at_or_above);
-      first = last;
-    } else {
-      CountAtOrAbove<8>(values, count, bounds, first, last < first + 8 ? last : first + 8,
-                        at_or_above);
-      first += 8;
-    }
+  for (; first < last; first += 8) {
+    path.count_above(chunk, count, bounds.below, first, last < first + 8 ? last : first + 8,
+                     at_or_above);
   }
 }
 
-// The running sums of the AVX2 pass: lanes 0-3 and 4-7, as in the portable path.
-struct Avx2Sums {
-  __m256d sums_low, sums_high, squares_low, squares_high;
-};
-
-// What a chunk's pass learns besides the sums, over the raw magnitude bits (NaN and Inf
-// included): the largest, the smallest non-zero (as bits - 1, so that zero wraps to the largest
-// unsigned value), the number of zeros; and, when it looked for them, the NaN/Inf count and the
-// largest finite magnitude.
-struct Avx2ChunkRange {
-  __m256i largest, smallest_nonzero_less_one, zeros, specials;
-  __m256 finite_maxima;
-};
-
-// One chunk. kWithSpecials = false assumes the chunk holds no NaN or Inf, which saves a third of
-// the work per value; the caller checks the chunk's largest magnitude afterwards and, when it is
-// NaN or Inf after all, runs the chunk again from the same sums with kWithSpecials = true.
-template <bool kWithSpecials>
-__attribute__((target("avx2,fma"), always_inline)) inline void ChunkPass(const float* at,
-                                                                         size_t chunk,
-                                                                         Avx2Sums* sums,
-                                                                         Avx2ChunkRange* range) {
-  const __m256i magnitude_mask = _mm256_set1_epi32(0x7fffffff);
-  const __m256i exponent_mask = _mm256_set1_epi32(0x7f800000);
-  range->largest = _mm256_setzero_si256();
-  range->smallest_nonzero_less_one = _mm256_set1_epi32(-1);
-  range->zeros = _mm256_setzero_si256();
-  range->specials = _mm256_setzero_si256();
-  range->finite_maxima = _mm256_setzero_ps();
-  for (size_t i = 0; i < chunk; i += kLanes) {
-    __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + i));
-    const __m256i raw_magnitude = _mm256_and_si256(bits, magnitude_mask);
-    range->largest = _mm256_max_epu32(range->largest, raw_magnitude);
-    range->smallest_nonzero_less_one = _mm256_min_epu32(
-        range->smallest_nonzero_less_one, _mm256_sub_epi32(raw_magnitude, _mm256_set1_epi32(1)));
-    range->zeros =
-        _mm256_sub_epi32(range->zeros, _mm256_cmpeq_epi32(raw_magnitude, _mm256_setzero_si256()));
-    if (kWithSpecials) {
-      const __m256i special =
-          _mm256_cmpeq_epi32(_mm256_and_si256(bits, exponent_mask), exponent_mask);
-      range->specials = _mm256_sub_epi32(range->specials, special);
-      bits = _mm256_andnot_si256(special, bits);
-      range->finite_maxima = _mm256_max_ps(
-          range->finite_maxima, _mm256_castsi256_ps(_mm256_and_si256(bits, magnitude_mask)));
-    }
-    __m256d low, high;
-    if (kWithSpecials) {
-      const __m256 value = _mm256_castsi256_ps(bits);
-      low = _mm256_cvtps_pd(_mm256_castps256_ps128(value));
-      high = _mm256_cvtps_pd(_mm256_extractf128_ps(value, 1));
-    } else {
-      // Converted straight from memory: one shuffle less per eight values.
-      low = _mm256_cvtps_pd(_mm_loadu_ps(at + i));
-      high = _mm256_cvtps_pd(_mm_loadu_ps(at + i + 4));
-    }
-    sums->sums_low = _mm256_add_pd(sums->sums_low, low);
-    sums->sums_high = _mm256_add_pd(sums->sums_high, high);
-    // The square of a float is exact in double, so the fused form rounds exactly like a product
-    // and a sum (the portable path).
-    sums->squares_low = _mm256_fmadd_pd(low, low, sums->squares_low);
-    sums->squares_high = _mm256_fmadd_pd(high, high, sums->squares_high);
-  }
-}
-
-__attribute__((target("avx2"))) uint32_t LaneMax(__m256i lanes_vector) {
-  alignas(32) uint32_t lanes[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), lanes_vector);
-  uint32_t largest = 0;
-  for (uint32_t lane : lanes) largest = lane > largest ? lane : largest;
-  return largest;
-}
-
-__attribute__((target("avx2"))) uint32_t LaneMin(__m256i lanes_vector) {
-  alignas(32) uint32_t lanes[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), lanes_vector);
-  uint32_t smallest = 0xffffffffu;
-  for (uint32_t lane : lanes) smallest = lane < smallest ? lane : smallest;
-  return smallest;
-}
-
-__attribute__((target("avx2,fma"))) size_t AddBlocksAvx2(const DecadeBounds& bounds,
-                                                         const float* values, size_t count,
-                                                         Accumulators* acc) {
-  Avx2Sums sums{_mm256_loadu_pd(acc->sums), _mm256_loadu_pd(acc->sums + 4),
-                _mm256_loadu_pd(acc->squares), _mm256_loadu_pd(acc->squares + 4)};
+// A vector path's full blocks, chunk by chunk; returns how many values it consumed.
+size_t AddBlocksVector(const VectorStatsPath& path, const DecadeBounds& bounds,
+                       const float* values, size_t count, Accumulators* acc) {
   uint32_t max_abs_bits = FloatBits(acc->max_abs);
   uint64_t at_or_above[kGradientHistogramBins - 1] = {};
-  // 2 KB: small enough that a chunk spans few decades (fewer bounds to compare), large enough
-  // that the per-chunk reductions cost little.
-  constexpr size_t kChunk = 512;
   const size_t blocks_end = count - count % kLanes;
   size_t non_finite = 0;
-  for (size_t begin = 0; begin < blocks_end; begin += kChunk) {
-    const size_t chunk = blocks_end - begin < kChunk ? blocks_end - begin : kChunk;
+  for (size_t begin = 0; begin < blocks_end; begin += kStatsChunk) {
+    const size_t chunk = blocks_end - begin < kStatsChunk ? blocks_end - begin : kStatsChunk;
     const float* at = values + begin;
-    const Avx2Sums before_chunk = sums;
-    Avx2ChunkRange range;
-    ChunkPass<false>(at, chunk, &sums, &range);
-    const uint32_t chunk_largest = LaneMax(range.largest);
-    if (chunk_largest >= 0x7f800000u) {  // NaN or Inf in this chunk: count them apart
-      sums = before_chunk;
-      ChunkPass<true>(at, chunk, &sums, &range);
-      non_finite += LaneSum(range.specials);
-      const uint32_t finite_largest = LaneMax(_mm256_castps_si256(range.finite_maxima));
-      max_abs_bits = finite_largest > max_abs_bits ? finite_largest : max_abs_bits;
+    double sums_before[kLanes], squares_before[kLanes];
+    std::memcpy(sums_before, acc->sums, sizeof(sums_before));
+    std::memcpy(squares_before, acc->squares, sizeof(squares_before));
+    ChunkRange range = path.pass(at, chunk, false, acc->sums, acc->squares);
+    if (range.largest >= 0x7f800000u) {  // NaN or Inf in this chunk: count them apart
+      std::memcpy(acc->sums, sums_before, sizeof(sums_before));
+      std::memcpy(acc->squares, squares_before, sizeof(squares_before));
+      range = path.pass(at, chunk, true, acc->sums, acc->squares);
+      non_finite += range.non_finite;
+      max_abs_bits = range.finite_largest > max_abs_bits ? range.finite_largest : max_abs_bits;
     } else {
-      max_abs_bits = chunk_largest > max_abs_bits ? chunk_largest : max_abs_bits;
+      max_abs_bits = range.largest > max_abs_bits ? range.largest : max_abs_bits;
     }
-    // All zeros: the smallest non-zero is "above everything", so every bound resolves to 0.
-    const uint32_t smallest_less_one = LaneMin(range.smallest_nonzero_less_one);
-    const uint32_t chunk_smallest_nonzero =
-        smallest_less_one == 0xffffffffu ? 0xffffffffu : smallest_less_one + 1;
-    CountChunkAtOrAbove(at, chunk, bounds, chunk_smallest_nonzero, chunk_largest,
-                        LaneSum(range.zeros), at_or_above);
+    CountChunkAbove(path, bounds, at, chunk, range, at_or_above);
   }
-  _mm256_storeu_pd(acc->sums, sums.sums_low);
-  _mm256_storeu_pd(acc->sums + 4, sums.sums_high);
-  _mm256_storeu_pd(acc->squares, sums.squares_low);
-  _mm256_storeu_pd(acc->squares + 4, sums.squares_high);
   // Non-negative floats order like their bits.
   acc->max_abs = BitsToFloat(max_abs_bits);
   acc->non_finite += non_finite;
@@ -398,24 +227,67 @@ __attribute__((target("avx2,fma"))) size_t AddBlocksAvx2(const DecadeBounds& bou
   acc->histograms[0][0] += static_cast<uint32_t>(non_finite);
   return blocks_end;
 }
-#endif
+#endif  // TRAINSCOPE_AVX2_PATH
+
+GradientStatsPath Supported(GradientStatsPath path) {
+  const GradientStatsPath fastest = FastestGradientStatsPath();
+  return static_cast<uint8_t>(path) < static_cast<uint8_t>(fastest) ? path : fastest;
+}
 
 }  // namespace
 
+gradient_stats_internal::DecadeBounds::DecadeBounds() {
+  for (int b = 1; b < kGradientHistogramBins; ++b) {
+    uint32_t lo = 0, hi = 0x7f800000u;  // the first finite magnitude whose bin is >= b
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (GradientHistogramBin(BitsToFloat(mid)) < b)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    below[b - 1] = static_cast<int32_t>(lo) - 1;
+  }
+}
+
+GradientStatsPath FastestGradientStatsPath() {
+#if defined(TRAINSCOPE_AVX2_PATH)
+  static const GradientStatsPath fastest =
+      !HostHasAvx2()                      ? GradientStatsPath::kPortable
+      : __builtin_cpu_supports("avx512f") ? GradientStatsPath::kAvx512
+                                          : GradientStatsPath::kAvx2;
+  return fastest;
+#else
+  return GradientStatsPath::kPortable;
+#endif
+}
+
 // One pass over the values computes everything; NaN and Inf are counted apart only when the
 // pass saw any (a healthy gradient has none).
-GradientStatsEvent ComputeGradientStats(const float* values, size_t count) {
+GradientStatsEvent ComputeGradientStatsOn(GradientStatsPath path, const float* values,
+                                          size_t count) {
   static const BinadeTable table;
   GradientStatsEvent stats;
   if (values == nullptr) return stats;
   Accumulators acc;
+  size_t i = 0;
+  switch (Supported(path)) {
 #if defined(TRAINSCOPE_AVX2_PATH)
-  static const DecadeBounds bounds;
-  size_t i = HostHasAvx2() ? AddBlocksAvx2(bounds, values, count, &acc)
-                           : AddBlocks(table, values, count, &acc);
-#else
-  size_t i = AddBlocks(table, values, count, &acc);
+    case GradientStatsPath::kAvx512: {
+      static const DecadeBounds bounds;
+      i = AddBlocksVector(gradient_stats_internal::kAvx512StatsPath, bounds, values, count, &acc);
+      break;
+    }
+    case GradientStatsPath::kAvx2: {
+      static const DecadeBounds bounds;
+      i = AddBlocksVector(gradient_stats_internal::kAvx2StatsPath, bounds, values, count, &acc);
+      break;
+    }
 #endif
+    default:
+      i = AddBlocks(table, values, count, &acc);
+      break;
+  }
   for (; i < count; ++i) AddValue(table, values[i], 0, i & 3, &acc);
 
   double sum = 0.0, sum_squares = 0.0;
@@ -439,6 +311,10 @@ GradientStatsEvent ComputeGradientStats(const float* values, size_t count) {
   stats.max_abs = acc.max_abs;
   stats.mean = finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f;
   return stats;
+}
+
+GradientStatsEvent ComputeGradientStats(const float* values, size_t count) {
+  return ComputeGradientStatsOn(FastestGradientStatsPath(), values, count);
 }
 
 }  // namespace trainscope

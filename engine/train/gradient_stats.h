@@ -10,7 +10,8 @@
 //  - max_abs  max |g| over finite values (0 when there are none);
 //  - mean     Σ g / (number of finite values), in double (0 when there are none);
 //  - histogram[GradientHistogramBin(|g|)] += 1 for every finite value (exact zeros land in bin 0).
-// The caller fills optimizer_step, op_index and tensor.
+// The caller fills optimizer_step, op_index and tensor. Every host computes the same event to the
+// bit, whatever its vector width (gradient_stats_paths.h).
 //
 //   GradientStatsEvent stats = ComputeGradientStats(grad.data(), grad.size());
 //   stats.tensor = 7;

@@ -19,6 +19,7 @@
 #include "engine/exec/trainer.h"
 #include "engine/model/model_builder.h"
 #include "engine/train/gradient_stats.h"
+#include "engine/train/gradient_stats_paths.h"
 #include "engine/train/optimizers.h"
 #include "tests/common/chain_model.h"
 
@@ -301,14 +302,23 @@ BENCHMARK(BM_EventOverheadChain300)
     ->ArgNames({"optimizer", "batch", "detail"})
     ->Unit(benchmark::kMicrosecond);
 
-// The per-element cost of the statistics the debugger shows for every weight gradient.
+// The per-element cost of the statistics the debugger shows for every weight gradient, on each
+// path (0 portable, 1 AVX2, 2 AVX-512; a path the CPU lacks is skipped).
 void BM_GradientStats(benchmark::State& state) {
+  const auto path = static_cast<GradientStatsPath>(state.range(1));
+  if (static_cast<uint8_t>(path) > static_cast<uint8_t>(FastestGradientStatsPath())) {
+    state.SkipWithError("this CPU lacks the path");
+    return;
+  }
   const std::vector<float> gradient = Random(static_cast<size_t>(state.range(0)), 1e-3f, 4);
   for (auto _ : state)
-    benchmark::DoNotOptimize(ComputeGradientStats(gradient.data(), gradient.size()));
+    benchmark::DoNotOptimize(ComputeGradientStatsOn(path, gradient.data(), gradient.size()));
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
-BENCHMARK(BM_GradientStats)->Arg(100352)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GradientStats)
+    ->ArgsProduct({{100352}, {0, 1, 2}})
+    ->ArgNames({"values", "path"})
+    ->Unit(benchmark::kMicrosecond);
 
 // One Adam update of a 100k-element tensor, without and with the norms of UpdateRatioEvent.
 void BM_AdamUpdate(benchmark::State& state) {

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/train/gradient_stats.h"
 
+#include "engine/train/gradient_stats_paths.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -15,6 +18,18 @@ namespace trainscope {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// The paths this CPU can run; the portable one always.
+std::vector<GradientStatsPath> PathsHere() {
+  std::vector<GradientStatsPath> paths;
+  for (GradientStatsPath path :
+       {GradientStatsPath::kPortable, GradientStatsPath::kAvx2, GradientStatsPath::kAvx512}) {
+    if (static_cast<uint8_t>(path) <= static_cast<uint8_t>(FastestGradientStatsPath())) {
+      paths.push_back(path);
+    }
+  }
+  return paths;
+}
 
 TEST(GradientStats, NanAndInfAreCountedAndTheRestDescribesFiniteValues) {
   const std::vector<float> g = {3.0f, -4.0f, std::nanf(""), kInf, -kInf, 0.0f};
@@ -91,7 +106,8 @@ TEST(GradientStats, NormIsAccumulatedInDoubleSoLargeValuesDoNotOverflow) {
   EXPECT_EQ(s.inf_count, 0u);
 }
 
-// Counts and max|g| must equal a per-value reference exactly, the sums to float precision.
+// Counts and max|g| must equal a per-value reference exactly, the sums to float precision, on
+// every path this CPU runs.
 void ExpectMatchesPerValueReference(const std::vector<float>& g) {
   uint32_t histogram[kGradientHistogramBins] = {};
   uint32_t nans = 0, infs = 0;
@@ -111,15 +127,18 @@ void ExpectMatchesPerValueReference(const std::vector<float>& g) {
       ++finite;
     }
   }
-  const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
-  SCOPED_TRACE("count " + std::to_string(g.size()));
-  EXPECT_EQ(s.nan_count, nans);
-  EXPECT_EQ(s.inf_count, infs);
-  EXPECT_EQ(s.max_abs, max_abs);
-  for (int b = 0; b < kGradientHistogramBins; ++b) EXPECT_EQ(s.histogram[b], histogram[b]);
-  EXPECT_FLOAT_EQ(s.l2, static_cast<float>(std::sqrt(squares)));
-  EXPECT_FLOAT_EQ(s.mean,
-                  finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f);
+  for (GradientStatsPath path : PathsHere()) {
+    const GradientStatsEvent s = ComputeGradientStatsOn(path, g.data(), g.size());
+    SCOPED_TRACE("count " + std::to_string(g.size()) + ", path " +
+                 std::to_string(static_cast<int>(path)));
+    EXPECT_EQ(s.nan_count, nans);
+    EXPECT_EQ(s.inf_count, infs);
+    EXPECT_EQ(s.max_abs, max_abs);
+    for (int b = 0; b < kGradientHistogramBins; ++b) EXPECT_EQ(s.histogram[b], histogram[b]);
+    EXPECT_FLOAT_EQ(s.l2, static_cast<float>(std::sqrt(squares)));
+    EXPECT_FLOAT_EQ(s.mean,
+                    finite > 0 ? static_cast<float>(sum / static_cast<double>(finite)) : 0.0f);
+  }
 }
 
 // Every length from 0 to 70 (full blocks of eight and every tail) and one long buffer, with
@@ -174,9 +193,9 @@ TEST(GradientStats, ChunksSpanningFewDecadesMatchThePerValueReference) {
 }
 
 // The sums have one defined order whatever the host's vector width: element i of a full block of
-// eight into double lane i % 8, the tail into lane 0, the lanes added from lane 0. With 2^60
-// beside 1, double rounding makes the order visible in the mean.
-TEST(GradientStats, SumsFollowTheEightLaneOrder) {
+// sixteen into double lane i % 16, the tail into lane 0, the lanes added from lane 0. With 2^60
+// beside 1, double rounding makes the order visible in the mean, on every path.
+TEST(GradientStats, SumsFollowTheSixteenLaneOrderOnEveryPath) {
   const float big = std::exp2(60.0f);
   struct Case {
     std::string name;
@@ -186,20 +205,72 @@ TEST(GradientStats, SumsFollowTheEightLaneOrder) {
   };
   const std::vector<Case> cases = {
       // Lanes 0 and 1: (2^60 - 2^60) + 1; one running sum would give (2^60 + 1) - 2^60 = 0.
-      {"eight lanes, not one", 16, {{0, big}, {1, 1.0f}, {8, -big}}, 1.0},
-      // Lanes 0 and 4: four lanes would put all three in lane 0.
-      {"eight lanes, not four", 16, {{0, big}, {4, 1.0f}, {8, -big}}, 1.0},
+      {"sixteen lanes, not one", 32, {{0, big}, {1, 1.0f}, {16, -big}}, 1.0},
+      // Lanes 0 and 8: eight lanes would put all three in lane 0.
+      {"sixteen lanes, not eight", 32, {{0, big}, {8, 1.0f}, {16, -big}}, 1.0},
       // The tail joins lane 0 after 2^60 and is lost; lane 1 then cancels lane 0. Added apart
       // at the end, it would survive.
-      {"the tail goes to lane 0", 17, {{0, big}, {9, -big}, {16, 1.0f}}, 0.0},
+      {"the tail goes to lane 0", 33, {{0, big}, {17, -big}, {32, 1.0f}}, 0.0},
       // Lane 0, then 1, then 2: (2^60 + 1) - 2^60.
-      {"lanes added from lane 0", 16, {{0, big}, {1, 1.0f}, {2, -big}}, 0.0},
+      {"lanes added from lane 0", 32, {{0, big}, {1, 1.0f}, {2, -big}}, 0.0},
+      // A block past the first chunk of a vector path (512 values) lands in the same lanes.
+      {"chunks keep the lanes", 1040, {{0, big}, {1, 1.0f}, {1024, -big}}, 1.0},
   };
-  for (const Case& c : cases) {
-    std::vector<float> g(c.count, 0.0f);
-    for (const auto& [index, value] : c.values) g[index] = value;
-    const GradientStatsEvent s = ComputeGradientStats(g.data(), g.size());
-    EXPECT_EQ(s.mean, static_cast<float>(c.sum / static_cast<double>(c.count))) << c.name;
+  for (GradientStatsPath path : PathsHere()) {
+    for (const Case& c : cases) {
+      std::vector<float> g(c.count, 0.0f);
+      for (const auto& [index, value] : c.values) g[index] = value;
+      const GradientStatsEvent s = ComputeGradientStatsOn(path, g.data(), g.size());
+      EXPECT_EQ(s.mean, static_cast<float>(c.sum / static_cast<double>(c.count)))
+          << c.name << ", path " << static_cast<int>(path);
+    }
+  }
+}
+
+// Every path gives the portable path's event to the bit: normal gradients over many decades,
+// chunks with NaN and Inf, all zeros, denormals, values on decade bounds, every tail length.
+TEST(GradientStats, EveryPathGivesThePortableEventToTheBit) {
+  const std::vector<GradientStatsPath> paths = PathsHere();
+  if (paths.size() == 1) GTEST_SKIP() << "this CPU runs the portable path only";
+  std::mt19937 rng(21);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> exponent(-14.0f, 5.0f);
+  auto gradient = [&](size_t count, bool specials) {
+    std::vector<float> g(count);
+    for (float& v : g) v = normal(rng) * std::pow(10.0f, exponent(rng));
+    for (size_t i = 0; i < count; i += 37) g[i] = 0.0f;
+    if (specials && count > 3) {
+      g[count / 3] = std::nanf("");
+      g[count / 2] = -kInf;
+      g[count - 1] = 1e-44f;
+    }
+    return g;
+  };
+  std::vector<std::vector<float>> buffers;
+  for (size_t count : {size_t{1}, size_t{15}, size_t{16}, size_t{17}, size_t{511}, size_t{512},
+                       size_t{513}, size_t{1500}, size_t{100352}, size_t{100363}}) {
+    buffers.push_back(gradient(count, false));
+    buffers.push_back(gradient(count, true));
+  }
+  buffers.push_back(std::vector<float>(2048, 0.0f));
+  buffers.push_back(std::vector<float>(2048, std::pow(10.0f, -3.0f)));
+  for (const std::vector<float>& g : buffers) {
+    const GradientStatsEvent want =
+        ComputeGradientStatsOn(GradientStatsPath::kPortable, g.data(), g.size());
+    for (GradientStatsPath path : paths) {
+      const GradientStatsEvent got = ComputeGradientStatsOn(path, g.data(), g.size());
+      SCOPED_TRACE("count " + std::to_string(g.size()) + ", path " +
+                   std::to_string(static_cast<int>(path)));
+      EXPECT_EQ(std::memcmp(&got.l2, &want.l2, sizeof(float)), 0) << got.l2 << " " << want.l2;
+      EXPECT_EQ(std::memcmp(&got.mean, &want.mean, sizeof(float)), 0)
+          << got.mean << " " << want.mean;
+      EXPECT_EQ(got.max_abs, want.max_abs);
+      EXPECT_EQ(got.nan_count, want.nan_count);
+      EXPECT_EQ(got.inf_count, want.inf_count);
+      for (int b = 0; b < kGradientHistogramBins; ++b) {
+        EXPECT_EQ(got.histogram[b], want.histogram[b]) << "bin " << b;
+      }
+    }
   }
 }
 

@@ -53,7 +53,8 @@ void AddTrainingOptions(QCommandLineParser* parser) {
   AddOption(parser, "kernels",
             "fastest (default), avx512, avx2 or reference: the products' code on this machine. "
             "reference runs the portable loops a board runs, so sums are added in the board's "
-            "order (only the C library's exp and log still differ).",
+            "order and Adam uses onert-micro's formula as written, three divisions a value "
+            "(only the C library's exp and log still differ).",
             "PATH");
 }
 

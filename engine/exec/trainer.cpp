@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/core/clock.h"
+#include "engine/kernels/dense_loops.h"
 #include "engine/kernels/kernel.h"
 #include "engine/memory/heap_accounting.h"
 #include "engine/memory/memory_events.h"
@@ -346,6 +347,7 @@ Status Trainer::RunOptimizer() {
   const bool ratios = Wants(kEventUpdateRatio);
   OptimizerStep step;
   TS_RETURN_IF_ERROR(PrepareOptimizerStep(options_, optimizer_step_, &step));
+  step.fast_adam = UsingFastKernels();
   for (const ParameterBinding& binding : bindings_) {
     UpdateNorms norms;
     Status status = ApplyOptimizerStep(step, binding.slice, ratios ? &norms : nullptr);

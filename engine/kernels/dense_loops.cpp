@@ -60,9 +60,9 @@ const char* KernelPathName(KernelPath path) {
 
 KernelPath FastestKernelPath() {
 #if defined(TRAINSCOPE_AVX2_PATH)
-  static const KernelPath fastest = !HostHasAvx2()                      ? KernelPath::kReference
-                                    : __builtin_cpu_supports("avx512f") ? KernelPath::kAvx512
-                                                                        : KernelPath::kAvx2;
+  static const KernelPath fastest = !HostHasAvx2()    ? KernelPath::kReference
+                                    : HostHasAvx512() ? KernelPath::kAvx512
+                                                      : KernelPath::kAvx2;
   return fastest;
 #else
   return KernelPath::kReference;

@@ -189,8 +189,8 @@ void CountChunkAbove(const VectorStatsPath& path, const DecadeBounds& bounds, co
 }
 
 // A vector path's full blocks, chunk by chunk; returns how many values it consumed.
-size_t AddBlocksVector(const VectorStatsPath& path, const DecadeBounds& bounds,
-                       const float* values, size_t count, Accumulators* acc) {
+size_t AddBlocksVector(const VectorStatsPath& path, const DecadeBounds& bounds, const float* values,
+                       size_t count, Accumulators* acc) {
   uint32_t max_abs_bits = FloatBits(acc->max_abs);
   uint64_t at_or_above[kGradientHistogramBins - 1] = {};
   const size_t blocks_end = count - count % kLanes;
@@ -252,10 +252,9 @@ gradient_stats_internal::DecadeBounds::DecadeBounds() {
 
 GradientStatsPath FastestGradientStatsPath() {
 #if defined(TRAINSCOPE_AVX2_PATH)
-  static const GradientStatsPath fastest =
-      !HostHasAvx2()                      ? GradientStatsPath::kPortable
-      : __builtin_cpu_supports("avx512f") ? GradientStatsPath::kAvx512
-                                          : GradientStatsPath::kAvx2;
+  static const GradientStatsPath fastest = !HostHasAvx2()    ? GradientStatsPath::kPortable
+                                           : HostHasAvx512() ? GradientStatsPath::kAvx512
+                                                             : GradientStatsPath::kAvx2;
   return fastest;
 #else
   return GradientStatsPath::kPortable;

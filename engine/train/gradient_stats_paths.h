@@ -46,7 +46,7 @@ struct DecadeBounds {
 
 // What a chunk's pass learns besides the sums, over the magnitude bits.
 struct ChunkRange {
-  uint32_t largest = 0;                   // NaN and Inf included
+  uint32_t largest = 0;                     // NaN and Inf included
   uint32_t smallest_nonzero = 0xffffffffu;  // 0xffffffff when the chunk is all zeros
   uint32_t zeros = 0;
   // Only from a pass with specials: NaN/Inf count and the largest finite magnitude.
@@ -62,8 +62,8 @@ struct VectorStatsPath {
                      double* squares);
   // at_or_above[j] += the values whose magnitude bits exceed below[j], for j in [first, last),
   // at most 8 bounds; NaN and Inf exceed every bound. `count` is a multiple of kStatsLanes.
-  void (*count_above)(const float* values, size_t count, const int32_t* below, int first,
-                      int last, uint64_t* at_or_above);
+  void (*count_above)(const float* values, size_t count, const int32_t* below, int first, int last,
+                      uint64_t* at_or_above);
 };
 
 #if defined(TRAINSCOPE_AVX2_PATH)

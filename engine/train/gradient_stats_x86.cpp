@@ -173,8 +173,7 @@ TS_STATS_AVX512 ChunkRange PassAvx512(const float* at, size_t count, double* sum
     const __m512i magnitude = _mm512_and_si512(bits, magnitude_mask);
     largest = _mm512_max_epu32(largest, magnitude);
     smallest_less_one = _mm512_min_epu32(smallest_less_one, _mm512_sub_epi32(magnitude, one));
-    zeros = _mm512_mask_add_epi32(zeros, _mm512_testn_epi32_mask(magnitude, magnitude), zeros,
-                                  one);
+    zeros = _mm512_mask_add_epi32(zeros, _mm512_testn_epi32_mask(magnitude, magnitude), zeros, one);
     __m512d low, high;
     if (kWithSpecials) {
       const __mmask16 special =

@@ -21,6 +21,12 @@ inline bool HostHasAvx2() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
 }
+
+// AVX-512F (and AVX2, which every such CPU has); code with an AVX-512 path also has an AVX2 one.
+inline bool HostHasAvx512() {
+  static const bool has = HostHasAvx2() && __builtin_cpu_supports("avx512f");
+  return has;
+}
 #endif
 
 }  // namespace trainscope

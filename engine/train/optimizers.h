@@ -88,6 +88,10 @@ struct OptimizerStep {
   AdamSettings adam;
   float correction1 = 1.0f;  // 1 - beta1^t
   float correction2 = 1.0f;  // 1 - beta2^t
+  // Adam's step with one division and one square root instead of the formula's three and one: the
+  // same moments to the bit, weights within a few float roundings. The fast kernels' choice (the
+  // trainer sets it from --kernels); the reference path, the firmware and a board keep the formula.
+  bool fast_adam = false;
 };
 // Fails for a step of 0 with Adam, betas outside [0, 1), a batch size of 0 or an unknown kind.
 Status PrepareOptimizerStep(const TrainingOptions& options, uint32_t step, OptimizerStep* out);

@@ -145,6 +145,9 @@ class LossRecorder final : public BatchRecorder {
 class LocalScheduleTest : public ::testing::Test {
  protected:
   // A short schedule: 3 epochs of 6 samples.
+  // Epochs no test reaches the end of: at full speed the ConvNet trains 6,000 steps in a tenth of
+  // a second, before a test that waits for a few losses can stop it.
+  static constexpr uint32_t kEndless = 1000000;
   void Load(uint32_t epochs = 3) {
     LocalSetup setup;
     setup.options.optimizer = OptimizerKind::kAdam;
@@ -199,7 +202,7 @@ TEST_F(LocalScheduleTest, AnotherScheduleAfterTheEndContinuesFromTheWeightsReach
 }
 
 TEST_F(LocalScheduleTest, RunAfterStopStartsAgainFromTheInitialWeights) {
-  Load(1000);
+  Load(kEndless);
   auto recorder = std::make_shared<LossRecorder>();
   source_.setRecorder(recorder);
   source_.start();
@@ -226,7 +229,7 @@ TEST_F(LocalScheduleTest, RunAfterStopStartsAgainFromTheInitialWeights) {
 }
 
 TEST_F(LocalScheduleTest, PaceHoldsTheStepRateAndStopCutsTheWaitShort) {
-  Load(1000);
+  Load(kEndless);
   source_.setStepsPerSecond(20.0);
   source_.start();
   std::this_thread::sleep_for(500ms);
@@ -242,7 +245,7 @@ TEST_F(LocalScheduleTest, PaceHoldsTheStepRateAndStopCutsTheWaitShort) {
 }
 
 TEST_F(LocalScheduleTest, WatchRatePacesEveryBackwardStep) {
-  Load(1000);
+  Load(kEndless);
   source_.setStepsPerSecond(2.0);  // 7 pace points per step: 6 backward steps and the update
   source_.stepBackwardOp();
   ASSERT_TRUE(WaitFor([&] { return source_.state() == EventSource::State::kPaused; }));

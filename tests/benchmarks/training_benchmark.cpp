@@ -320,22 +320,34 @@ BENCHMARK(BM_GradientStats)
     ->ArgNames({"values", "path"})
     ->Unit(benchmark::kMicrosecond);
 
-// One Adam update of a 100k-element tensor, without and with the norms of UpdateRatioEvent.
+// One Adam update of a 100k-element tensor, without and with the norms of UpdateRatioEvent, with
+// onert-micro's formula (fast:0, the reference path's) and with the fast kernels' (fast:1).
 void BM_AdamUpdate(benchmark::State& state) {
   const size_t count = 100352;
   std::vector<float> weights = Random(count, 0.05f, 5), gradient = Random(count, 1e-3f, 6);
   std::vector<float> m(count, 0.0f), v(count, 0.0f);
   const ParameterSlice slice{weights.data(),  count,    count,   0, 1,
                              gradient.data(), m.data(), v.data()};
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kAdam;
   UpdateNorms norms;
-  uint32_t step = 0;
+  uint32_t t = 0;
   for (auto _ : state) {
+    OptimizerStep step;
+    if (!PrepareOptimizerStep(options, ++t, &step).ok()) {
+      state.SkipWithError("adam: the step was not prepared");
+      return;
+    }
+    step.fast_adam = state.range(1) != 0;
     benchmark::DoNotOptimize(
-        ApplyAdam(AdamSettings(), ++step, slice, state.range(0) != 0 ? &norms : nullptr));
+        ApplyOptimizerStep(step, slice, state.range(0) != 0 ? &norms : nullptr));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(count));
 }
-BENCHMARK(BM_AdamUpdate)->Arg(0)->Arg(1)->ArgName("norms")->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AdamUpdate)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"norms", "fast"})
+    ->Unit(benchmark::kMicrosecond);
 
 // The same for SGD.
 void BM_SgdUpdate(benchmark::State& state) {

@@ -386,6 +386,59 @@ TEST(OptimizerStep, PreparedOnceGivesEveryTensorTheSameBitsAsItsOwnUpdate) {
   }
 }
 
+// The fast kernels' Adam (one division and one square root per value): the moments to the bit
+// of the formula's, the weights within a few float roundings of the step, and its own bits at
+// every position (runs of eight, four and one) with and without the norms, since observing a
+// step must not change what it computes.
+TEST(OptimizerStep, FastAdamKeepsTheMomentsAndStaysWithinRoundingOfTheFormula) {
+  TrainingOptions options;
+  options.optimizer = OptimizerKind::kAdam;
+  options.learning_rate = 0.01f;
+  options.beta2 = 0.999f;
+  for (size_t count : kRunLengths) {
+    std::vector<float> g(count), start(count), m0(count), v0(count);
+    for (size_t i = 0; i < count; ++i) {
+      start[i] = std::sin(static_cast<float>(i) + 0.5f);
+      g[i] = 1e-3f * std::cos(static_cast<float>(i) * 0.7f) * (i % 11 == 0 ? 1e3f : 1.0f);
+      m0[i] = 1e-4f * static_cast<float>(i % 5);
+      v0[i] = 1e-6f * static_cast<float>(i % 3);
+    }
+    OptimizerStep step;
+    ASSERT_TRUE(PrepareOptimizerStep(options, 4, &step).ok());
+    std::vector<float> w_formula = start, m_formula = m0, v_formula = v0;
+    ASSERT_TRUE(
+        ApplyOptimizerStep(step, WholeTensor(&w_formula, g, &m_formula, &v_formula), nullptr).ok());
+    step.fast_adam = true;
+    std::vector<float> w_fast = start, m_fast = m0, v_fast = v0;
+    ASSERT_TRUE(ApplyOptimizerStep(step, WholeTensor(&w_fast, g, &m_fast, &v_fast), nullptr).ok());
+    std::vector<float> w_norms = start, m_norms = m0, v_norms = v0;
+    UpdateNorms norms;
+    ASSERT_TRUE(
+        ApplyOptimizerStep(step, WholeTensor(&w_norms, g, &m_norms, &v_norms), &norms).ok());
+    bool some_bits_differ = false;
+    for (size_t i = 0; i < count; ++i) {
+      SCOPED_TRACE("count " + std::to_string(count) + " element " + std::to_string(i));
+      EXPECT_EQ(m_fast[i], m_formula[i]);
+      EXPECT_EQ(v_fast[i], v_formula[i]);
+      const float formula_step = start[i] - w_formula[i];
+      EXPECT_NEAR(start[i] - w_fast[i], formula_step,
+                  4 * std::numeric_limits<float>::epsilon() *
+                      (std::fabs(formula_step) + std::fabs(start[i])));
+      some_bits_differ |= w_fast[i] != w_formula[i];
+      EXPECT_EQ(w_norms[i], w_fast[i]);
+      // One value alone takes the scalar path; inside the tensor it took a vector path.
+      std::vector<float> w_one = {start[i]}, m_one = {m0[i]}, v_one = {v0[i]};
+      const std::vector<float> g_one = {g[i]};
+      ASSERT_TRUE(
+          ApplyOptimizerStep(step, WholeTensor(&w_one, g_one, &m_one, &v_one), nullptr).ok());
+      EXPECT_EQ(w_one[0], w_fast[i]);
+    }
+    if (count >= 1001) {
+      EXPECT_TRUE(some_bits_differ) << "the fast formula was not used";
+    }
+  }
+}
+
 TEST(OptimizerStep, RefusesWhatNoUpdateCouldUse) {
   TrainingOptions options;
   OptimizerStep step;

@@ -34,6 +34,10 @@ Status TimelineArena::Plan(const MemoryTimeline& timeline) {
       placed.Bind(planner, base_, storage_.size() - static_cast<size_t>(base_ - storage_.data())));
   buffer_data_.resize(timeline.buffers.size());
   alias_of_.assign(timeline.buffers.size(), -1);
+  zero_fill_.resize(timeline.buffers.size());
+  for (size_t b = 0; b < timeline.buffers.size(); ++b) {
+    zero_fill_[b] = timeline.buffers[b].storage != BufferStorage::kForward ? 1 : 0;
+  }
   alloc_at_.assign(timeline.ticks.size(), {});
   free_at_.assign(timeline.ticks.size(), {});
   alloc_events_.assign(timeline.ticks.size(), {});
@@ -75,7 +79,7 @@ void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
     const TimelineBuffer& buffer = timeline_->buffers[b];
     const int32_t alias = alias_of_[b];
     uint8_t* data = !allocate ? nullptr : alias >= 0 ? buffer_data_[alias] : buffer_data_[b];
-    if (allocate && alias < 0 && buffer.storage != BufferStorage::kForward)
+    if (allocate && alias < 0 && zero_fill_[b] != 0)
       std::memset(data, 0, static_cast<size_t>(buffer.bytes));
     switch (buffer.storage) {
       case BufferStorage::kForward:
@@ -99,6 +103,10 @@ void TimelineArena::Bind(uint32_t tick, bool allocate, KernelViews* views,
 
 void TimelineArena::Alias(uint32_t buffer, uint32_t onto) {
   alias_of_[buffer] = static_cast<int32_t>(onto);
+}
+
+void TimelineArena::SkipZeroFill(uint32_t buffer) {
+  zero_fill_[buffer] = 0;
 }
 
 }  // namespace trainscope

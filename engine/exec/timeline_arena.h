@@ -37,15 +37,18 @@ class TimelineArena {
     return static_cast<uint64_t>(buffer_data_[buffer] - base_);
   }
 
-  // Binds (allocate: zero-fills everything but forward values) or unbinds the buffers whose
-  // lifetime starts (allocate) or ends at `tick`. Persistent buffers are never bound or freed,
-  // yet reported. `observer` (may be null) receives a MemoryEvent per buffer of the tick, after
-  // all of them are bound.
+  // Binds (allocate: zero-fills everything but forward values, aliases and SkipZeroFill's
+  // buffers) or unbinds the buffers whose lifetime starts (allocate) or ends at `tick`.
+  // Persistent buffers are never bound or freed, yet reported. `observer` (may be null) receives a
+  // MemoryEvent per buffer of the tick, after all of them are bound.
   void Bind(uint32_t tick, bool allocate, KernelViews* views, TrainingObserver* observer) const;
   // From now on `buffer` binds to `onto`'s bytes, not zero-filled: it keeps its planned place and
   // size (what a board holds) while the executor accumulates straight into `onto`. Both indices
   // must be valid after Plan(); `onto` must be live whenever `buffer` is.
   void Alias(uint32_t buffer, uint32_t onto);
+  // From now on `buffer` is bound without zero-filling: its kernel writes it whole (a parameter
+  // gradient in a batch's first sample, BackwardIo::parameter_gradients_unset).
+  void SkipZeroFill(uint32_t buffer);
 
  private:
   MemoryEvent MakeMemoryEvent(uint32_t tick, uint32_t buffer, bool allocate) const;
@@ -54,7 +57,8 @@ class TimelineArena {
   std::vector<uint8_t> storage_;
   uint8_t* base_ = nullptr;
   std::vector<uint8_t*> buffer_data_;
-  std::vector<int32_t> alias_of_;  // by buffer: the buffer whose bytes it binds to, or -1
+  std::vector<int32_t> alias_of_;   // by buffer: the buffer whose bytes it binds to, or -1
+  std::vector<uint8_t> zero_fill_;  // by buffer: 1 to zero-fill its bytes when it is bound
   std::vector<std::vector<uint32_t>> alloc_at_;
   std::vector<std::vector<uint32_t>> free_at_;
   // The MemoryEvents of alloc_at_ and free_at_, built once by Plan(): binding only forwards them.

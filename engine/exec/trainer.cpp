@@ -176,6 +176,33 @@ Status Trainer::BindParameters() {
   for (uint32_t id = 0; id < bindings_.size(); ++id) {
     completed_by_op_[bindings_[id].completed_by_op].push_back(id);
   }
+  // An op whose backward writes its parameter gradients whole gets them unfilled in a batch's
+  // first sample, when no other op adds into them (a constant feeding two ops is summed).
+  sets_gradients_.assign(sg.operators.size(), 0);
+  gradient_unwritten_.assign(bindings_.size(), 0);
+  std::vector<uint32_t> uses(sg.tensors.size(), 0);
+  for (const ParameterGradient& p : parameters_) ++uses[static_cast<size_t>(p.tensor)];
+  std::vector<uint8_t> only_writer(sg.operators.size(), 1);
+  for (const ParameterGradient& p : parameters_) {
+    const int32_t id = binding_of_tensor_[static_cast<size_t>(p.tensor)];
+    if (uses[static_cast<size_t>(p.tensor)] != 1 || id < 0 ||
+        bindings_[static_cast<size_t>(id)].completed_by_op != p.op_index) {
+      only_writer[p.op_index] = 0;
+    }
+  }
+  for (uint32_t k = 0; k < sg.operators.size(); ++k) {
+    const OpRegistration* registration = FindRegistration(sg.operators[k].opcode);
+    if (completed_by_op_[k].empty() || only_writer[k] == 0 || registration == nullptr ||
+        !registration->sets_parameter_gradients ||
+        BackwardOf(*registration, options_.math) != registration->backward) {
+      continue;
+    }
+    sets_gradients_[k] = 1;
+    for (uint32_t id : completed_by_op_[k]) {
+      const size_t tensor = static_cast<size_t>(bindings_[id].tensor);
+      arena_.SkipZeroFill(static_cast<uint32_t>(gradient[tensor]));
+    }
+  }
   last_sample_tick_[0] = last_sample_tick_[1] = 0;
   for (uint32_t t = 0; t < timeline_.ticks.size(); ++t) {
     const Tick& tick = timeline_.ticks[t];
@@ -255,6 +282,7 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
   io.trainable = trainability.has_parameter_gradients;
   io.rank = trainability.rank;
   io.scratch = views_.scratch[k];
+  io.parameter_gradients_unset = sets_gradients_[k] != 0 && batch_index_ == 0;
   Status status = BackwardOf(*FindRegistration(op.opcode), options_.math)(io);
   if (!status.ok()) return status.Prepend("backward step " + std::to_string(tick.step));
   if (timed) {
@@ -262,6 +290,7 @@ Status Trainer::RunBackwardStep(const Tick& tick) {
     event.duration_ns = MonotonicNowNs() - start;
     observer_->OnBackwardStep(event);
   }
+  for (uint32_t id : completed_by_op_[k]) gradient_unwritten_[id] = 0;
   CompleteGradients(k);
   return Status::Ok();
 }
@@ -374,6 +403,9 @@ Status Trainer::TrainStep(const DataSet& data, uint32_t first_sample, float* mea
                          static_cast<unsigned>(data.sample_count));
   }
   ++optimizer_step_;
+  for (uint32_t id = 0; id < bindings_.size(); ++id) {
+    gradient_unwritten_[id] = sets_gradients_[bindings_[id].completed_by_op];
+  }
   step_wanted_ = wanted_;
   if ((wanted_ & kDetailEvents) != 0) {
     step_wanted_ &= ~kDetailEvents | observer_->StepDetail(optimizer_step_);

@@ -196,6 +196,10 @@ class Trainer {
   std::vector<ParameterBinding> bindings_;              // one per trained tensor
   std::vector<int32_t> binding_of_tensor_;              // by tensor index, -1 for none
   std::vector<std::vector<uint32_t>> completed_by_op_;  // by op index: bindings it completes
+  // By op index: its backward writes its parameter gradients whole in a batch's first sample.
+  std::vector<uint8_t> sets_gradients_;
+  // By binding: its gradient buffer holds a previous step's bytes until its op writes it.
+  std::vector<uint8_t> gradient_unwritten_;
   uint32_t last_sample_tick_[2] = {};  // the last tick of each modelled sample's pass
 
   // Whether `event` (a kEvent* bit) goes to an attached observer in the step being run.

@@ -100,6 +100,12 @@ Status Trainer::ViewTensor(int32_t tensor, TensorAspect aspect, TensorView* view
       const int32_t binding = static_cast<size_t>(tensor) < binding_of_tensor_.size()
                                   ? binding_of_tensor_[static_cast<size_t>(tensor)]
                                   : -1;
+      if (binding >= 0 && gradient_unwritten_[static_cast<size_t>(binding)] != 0) {
+        return Status::Error(StatusCode::kInvalidArgument,
+                             "%s's gradient is not computed yet in this step (its backward step "
+                             "writes the buffer whole, without zero-filling it first)",
+                             t.name.c_str());
+      }
       const size_t elements =
           binding >= 0
               ? std::min(count, TrainedElementCount(bindings_[static_cast<size_t>(binding)].slice))

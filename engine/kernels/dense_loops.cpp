@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/kernels/dense_loops.h"
 
+#include <cstring>
+
 #include "engine/train/host_simd.h"
 
 namespace trainscope {
@@ -13,6 +15,8 @@ void DenseInputGradientAvx2(const float* dz, int rows, int out, const float* w, 
                             float* dx);
 void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange trained, const float* x,
                              int depth, float* dw);
+void WeightGradientOneRowSetAvx2(const float* dz, RowRange trained, const float* x, int depth,
+                                 float* dw);
 void MatrixMultiplyAddAvx2(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                            const float* b, int b_row, float* c, int c_row);
 // dense_loops_avx512.cpp
@@ -22,6 +26,8 @@ void DenseInputGradientAvx512(const float* dz, int rows, int out, const float* w
                               float* dx);
 void DenseWeightGradientAvx512(const float* dz, int rows, int out, RowRange trained, const float* x,
                                int depth, float* dw);
+void WeightGradientOneRowSetAvx512(const float* dz, RowRange trained, const float* x, int depth,
+                                   float* dw);
 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row, int a_col,
                              const float* b, int b_row, float* c, int c_row);
 void MatrixMultiplyRunsAvx512(int rows, int cols, int runs, int length, const float* a, int a_row,
@@ -132,6 +138,32 @@ void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, c
       float* dw_row = dw + (o - trained.begin) * depth;
       for (int k = 0; k < depth; ++k) dw_row[k] += g * x_row[k];
     }
+  }
+}
+
+void DenseWeightGradientSet(const float* dz, int rows, int out, RowRange trained, const float* x,
+                            int depth, float* dw) {
+  if (trained.empty()) return;
+  if (rows != 1) {
+    // Several rows sum into each element: the zero-fill is a small part of their products.
+    std::memset(dw, 0, static_cast<size_t>(trained.count()) * depth * sizeof(float));
+    return DenseWeightGradient(dz, rows, out, trained, x, depth, dw);
+  }
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    return WeightGradientOneRowSetAvx512(dz, trained, x, depth, dw);
+  }
+  if (UsingFastKernels()) return WeightGradientOneRowSetAvx2(dz, trained, x, depth, dw);
+#endif
+  for (int o = trained.begin; o < trained.end; ++o) {
+    const float g = dz[o];
+    float* dw_row = dw + (o - trained.begin) * depth;
+    if (g == 0.0f) {
+      std::memset(dw_row, 0, static_cast<size_t>(depth) * sizeof(float));
+      continue;
+    }
+    // 0 + g x, not g x: a product of -0 becomes +0, as DenseWeightGradient leaves it.
+    for (int k = 0; k < depth; ++k) dw_row[k] = 0.0f + g * x[k];
   }
 }
 

@@ -8,6 +8,10 @@
 //   DenseForward        Y[r][o]  = bias[o] + sum_k X[r][k] * W[o][k]    (bias may be nullptr)
 //   DenseInputGradient  DX[r][k] += sum_o DZ[r][o] * W[o][k]
 //   DenseWeightGradient DW[o - trained.begin][k] += sum_r DZ[r][o] * X[r][k], o in `trained`
+//   DenseWeightGradientSet  the same into a DW whose bytes are stale: the bits DenseWeightGradient
+//                       gives on a zero-filled DW, without the zero-fill's pass or reading DW
+//                       (one row: each element written once, the outputs whose DZ is zero
+//                       with zeros)
 //
 // Each has a portable path (the loops in source order, one running sum per output: what the
 // firmware build runs) and, on x86-64, AVX2/FMA and AVX-512 paths chosen at run time. Those keep
@@ -33,6 +37,8 @@ void DenseForward(const float* x, int rows, int depth, const float* w, int out, 
 void DenseInputGradient(const float* dz, int rows, int out, const float* w, int depth, float* dx);
 void DenseWeightGradient(const float* dz, int rows, int out, RowRange trained, const float* x,
                          int depth, float* dw);
+void DenseWeightGradientSet(const float* dz, int rows, int out, RowRange trained, const float* x,
+                            int depth, float* dw);
 
 // The general product the convolutions are cut into, with strided A so that either operand
 // side can be a patch block read across: for m < rows, n < cols,

@@ -441,6 +441,39 @@ TS_AVX2 void DenseInputGradientAvx2(const float* dz, int rows, int out, const fl
   for (; r < rows; ++r) InputGradientRows<1, 8>(dz + r * out, out, w, depth, dx + r * depth);
 }
 
+// WeightGradientOneRow into a DW with stale bytes: each element stored once, g x + 0 (the bits of
+// the read-modify-write on a zero-filled DW), zeros for the outputs whose DZ is zero.
+TS_AVX2 void WeightGradientOneRowSetAvx2(const float* dz, RowRange trained, const float* x,
+                                         int depth, float* dw) {
+  const __m256 zero = _mm256_setzero_ps();
+  for (int o = trained.begin; o < trained.end; ++o) {
+    const float g_scalar = dz[o];
+    const __m256 g = _mm256_set1_ps(g_scalar);
+    float* dw_row = dw + (o - trained.begin) * depth;
+    int k = 0;
+    if (g_scalar == 0.0f) {
+      for (; k + 8 <= depth; k += 8) _mm256_storeu_ps(dw_row + k, zero);
+    } else {
+      for (; k + 32 <= depth; k += 32) {
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+          _mm256_storeu_ps(dw_row + k + 8 * v,
+                           _mm256_fmadd_ps(g, _mm256_loadu_ps(x + k + 8 * v), zero));
+        }
+      }
+      for (; k + 8 <= depth; k += 8) {
+        _mm256_storeu_ps(dw_row + k, _mm256_fmadd_ps(g, _mm256_loadu_ps(x + k), zero));
+      }
+    }
+    if (k < depth) {
+      const __m256i mask = LaneMask(depth - k);
+      const __m256 value =
+          g_scalar == 0.0f ? zero : _mm256_fmadd_ps(g, _mm256_maskload_ps(x + k, mask), zero);
+      _mm256_maskstore_ps(dw_row + k, mask, value);
+    }
+  }
+}
+
 TS_AVX2 void DenseWeightGradientAvx2(const float* dz, int rows, int out, RowRange trained,
                                      const float* x, int depth, float* dw) {
   if (rows == 1) return WeightGradientOneRow(dz, trained, x, depth, dw);

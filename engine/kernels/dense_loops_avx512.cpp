@@ -482,6 +482,39 @@ TS_AVX512 void WeightGradientOneRow(const float* dz, RowRange trained, const flo
 
 }  // namespace
 
+// WeightGradientOneRow into a DW with stale bytes: each element stored once, g x + 0 (the bits of
+// the read-modify-write on a zero-filled DW), zeros for the outputs whose DZ is zero.
+TS_AVX512 void WeightGradientOneRowSetAvx512(const float* dz, RowRange trained, const float* x,
+                                             int depth, float* dw) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (int o = trained.begin; o < trained.end; ++o) {
+    const float g_scalar = dz[o];
+    const __m512 g = _mm512_set1_ps(g_scalar);
+    float* dw_row = dw + (o - trained.begin) * depth;
+    int k = 0;
+    if (g_scalar == 0.0f) {
+      for (; k + 16 <= depth; k += 16) _mm512_storeu_ps(dw_row + k, zero);
+    } else {
+      for (; k + 64 <= depth; k += 64) {
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+          _mm512_storeu_ps(dw_row + k + 16 * v,
+                           _mm512_fmadd_ps(g, _mm512_loadu_ps(x + k + 16 * v), zero));
+        }
+      }
+      for (; k + 16 <= depth; k += 16) {
+        _mm512_storeu_ps(dw_row + k, _mm512_fmadd_ps(g, _mm512_loadu_ps(x + k), zero));
+      }
+    }
+    if (k < depth) {
+      const __mmask16 lanes = LaneMask16(depth - k);
+      const __m512 value =
+          g_scalar == 0.0f ? zero : _mm512_fmadd_ps(g, _mm512_maskz_loadu_ps(lanes, x + k), zero);
+      _mm512_mask_storeu_ps(dw_row + k, lanes, value);
+    }
+  }
+}
+
 TS_AVX512 void MatrixMultiplyAddAvx512(int rows, int cols, int inner, const float* a, int a_row,
                                        int a_col, const float* b, int b_row, float* c, int c_row) {
   MultiplyAdd<false>(rows, cols,

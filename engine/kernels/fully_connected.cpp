@@ -4,7 +4,10 @@
 // flattened to [batch, in] (keep_num_dims keeps its leading dimensions in the output).
 // Backward reads the input (weight gradient) and, with a fused activation, the output. The
 // weight gradient is compact for the half ranks (rows TrainedRows(rank, out)). The products are
-// dense_loops.h's, which choose their AVX2 path at run time.
+// dense_loops.h's, which choose their AVX2 path at run time. In a batch's first sample the
+// executor hands in the parameter gradients unfilled, and backward writes them whole.
+#include <algorithm>
+
 #include "engine/kernels/dense_loops.h"
 #include "engine/kernels/kernel_util.h"
 #include "engine/kernels/registrations.h"
@@ -92,12 +95,14 @@ Status Backward(const BackwardIo& io) {
                                           static_cast<size_t>(s.batch * s.out), io.scratch);
 
   if (d_bias != nullptr) {
+    if (io.parameter_gradients_unset) std::fill(d_bias, d_bias + s.out, 0.0f);
     for (int b = 0; b < s.batch; ++b) {
       for (int o = 0; o < s.out; ++o) d_bias[o] += dz[b * s.out + o];
     }
   }
   if (d_weights != nullptr) {
-    DenseWeightGradient(dz, s.batch, s.out, rows, InputFloats(io, 0), s.in, d_weights);
+    (io.parameter_gradients_unset ? DenseWeightGradientSet : DenseWeightGradient)(
+        dz, s.batch, s.out, rows, InputFloats(io, 0), s.in, d_weights);
   }
   float* dx = InputGradient(io, 0);
   if (dx != nullptr) DenseInputGradient(dz, s.batch, s.out, InputFloats(io, 1), s.in, dx);
@@ -107,17 +112,13 @@ Status Backward(const BackwardIo& io) {
 }  // namespace
 
 const OpRegistration& RegistrationFullyConnected() {
-  static constexpr OpRegistration kRegistration = {op::kFullyConnected,
-                                                   Prepare,
-                                                   Eval,
-                                                   Backward,
-                                                   FusedActivationScratch,
-                                                   /*int32_inputs=*/0,
-                                                   /*backward_reads_inputs=*/1u << 0,
-                                                   OutputUse::kFusedActivation,
-                                                   /*weights_input=*/1,
-                                                   /*bias_input=*/2,
-                                                   /*half_rank=*/true};
+  static constexpr OpRegistration kRegistration = SettingParameterGradients(
+      {op::kFullyConnected, Prepare, Eval, Backward, FusedActivationScratch,
+       /*int32_inputs=*/0,
+       /*backward_reads_inputs=*/1u << 0, OutputUse::kFusedActivation,
+       /*weights_input=*/1,
+       /*bias_input=*/2,
+       /*half_rank=*/true});
   return kRegistration;
 }
 

@@ -63,6 +63,10 @@ struct BackwardIo {
   bool trainable = false;      // compute weight/bias gradients
   TrainRank rank = TrainRank::kAll;
   float* scratch = nullptr;  // at least scratch_floats(...) floats, or nullptr if it asked for 0
+  // The weight and bias gradient buffers hold stale bytes, not zeros: write them whole instead of
+  // adding into them. Only for registrations with sets_parameter_gradients (the executor then
+  // skips zero-filling them in a batch's first sample, whose buffers later samples add into).
+  bool parameter_gradients_unset = false;
 };
 
 using PrepareFn = Status (*)(const Subgraph&, const Operator&, uint32_t op_index);
@@ -103,7 +107,15 @@ struct OpRegistration {
   // onert-micro computes what `backward` does (or where the research does not say precisely
   // enough what it computes instead). Same contract as `backward`.
   BackwardFn onert_backward = nullptr;
+  // `backward` honours BackwardIo::parameter_gradients_unset.
+  bool sets_parameter_gradients = false;
 };
+
+// `registration` whose backward can write its parameter gradients whole.
+constexpr OpRegistration SettingParameterGradients(OpRegistration registration) {
+  registration.sets_parameter_gradients = true;
+  return registration;
+}
 
 // `registration` with its onert-micro backward (C++17 has no designated initialisers).
 constexpr OpRegistration WithOnertBackward(OpRegistration registration, BackwardFn backward) {

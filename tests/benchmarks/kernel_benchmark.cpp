@@ -10,6 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -103,6 +104,30 @@ void BM_FcWeightGradient784x128(benchmark::State& state) {
 BENCHMARK(BM_FcWeightGradient784x128)
     ->DenseRange(0, 2)
     ->ArgName("path")
+    ->Unit(benchmark::kMicrosecond);
+
+// A batch's first sample as the trainer runs it: write:0 zero-fills dW and adds into it (before
+// DenseWeightGradientSet), write:1 writes dW whole, each element stored once. FLOPs count the
+// multiply-adds only, so the figure compares the two as times.
+void BM_FcWeightGradientFirstSample784x128(benchmark::State& state) {
+  UsePath(state);
+  const Floats x = Random(784, 1), dz = Random(128, 3);
+  Floats dw(784 * 128);
+  const bool set = state.range(1) != 0;
+  for (auto _ : state) {
+    if (set) {
+      DenseWeightGradientSet(dz.data(), 1, 128, RowRange{0, 128}, x.data(), 784, dw.data());
+    } else {
+      std::memset(dw.data(), 0, dw.size() * sizeof(float));
+      DenseWeightGradient(dz.data(), 1, 128, RowRange{0, 128}, x.data(), 784, dw.data());
+    }
+    benchmark::DoNotOptimize(dw.data());
+  }
+  CountFlops(state, 784.0 * 128);
+}
+BENCHMARK(BM_FcWeightGradientFirstSample784x128)
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->ArgNames({"path", "write"})
     ->Unit(benchmark::kMicrosecond);
 
 // Sixteen samples' dZ and X in one call (a batch's rows): each dW element read and written once

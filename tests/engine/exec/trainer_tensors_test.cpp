@@ -6,7 +6,12 @@
 // is the forward output Predict computes on the same weights.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/exec/trainer.h"
 #include "tests/engine/exec/test_models.h"
@@ -187,6 +192,79 @@ TEST(TrainerTensors, HalfRankGradientHoldsOnlyItsRows) {
   EXPECT_EQ(frozen.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(std::string(frozen.message()).find("no gradient"), std::string::npos)
       << frozen.message();
+}
+
+// Reads fc2's weight gradient at the gates before ops 4 (its own backward step) and 3 (the next)
+// of every sample.
+class EveryStepGradientReader : public ExecutionGate {
+ public:
+  explicit EveryStepGradientReader(const Trainer* trainer) : trainer_(trainer) {}
+  void BeforeBackwardStep(const BackwardStepEvent& event) override {
+    if (event.op_index != 3 && event.op_index != 4) return;
+    TensorCopy copy;
+    const Status status = trainer_->ReadTensor(T::kFc2W, TensorAspect::kGradient, &copy);
+    (event.op_index == 4 ? before : after).push_back({status, copy.values});
+  }
+  std::vector<std::pair<Status, std::vector<float>>> before, after;
+
+ private:
+  const Trainer* trainer_;
+};
+
+// An FC op writes its weight gradient whole in a batch's first sample: the buffer is not
+// zero-filled first, so before its backward step it holds the previous step's bytes and a read
+// says it is not computed yet. With a learning rate of zero every step sees the same weights, so
+// each step's gradient must be the first's to the bit (nothing of the step before is left in
+// it), and a batch of the same sample twice exactly twice that (the second sample adds).
+TEST(TrainerTensors, AWeightGradientWrittenWholeKeepsNothingOfTheStepBefore) {
+  for (uint32_t batch : {1u, 2u}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    Model model = testing::ConvNet();
+    TrainingOptions options = Options(OptimizerKind::kSgd);
+    options.learning_rate = 0.0f;
+    options.batch_size = batch;
+    Trainer trainer;
+    ASSERT_TRUE(trainer.Init(&model, options, {}).ok());
+    EveryStepGradientReader reader(&trainer);
+    trainer.set_gate(&reader);
+    DataSet data = testing::ConvNetData(1);
+    if (batch == 2) {
+      // The same sample twice.
+      for (std::vector<float>& input : data.inputs) {
+        const std::vector<float> once = input;
+        input.insert(input.end(), once.begin(), once.end());
+      }
+      const std::vector<float> targets = data.targets;
+      data.targets.insert(data.targets.end(), targets.begin(), targets.end());
+      data.sample_count = 2;
+    }
+    for (int step = 0; step < 3; ++step) ASSERT_TRUE(trainer.TrainStep(data, 0).ok());
+    ASSERT_EQ(reader.before.size(), 3u * batch);
+    ASSERT_EQ(reader.after.size(), 3u * batch);
+    for (size_t i = 0; i < reader.before.size(); ++i) {
+      const Status& status = reader.before[i].first;
+      if (i % batch == 0) {
+        EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << "sample " << i;
+        EXPECT_NE(std::string(status.message()).find("not computed yet"), std::string::npos)
+            << status.message();
+      } else {
+        EXPECT_TRUE(status.ok()) << "a later sample adds into the sum so far: " << status.message();
+      }
+    }
+    const std::vector<float>& first = reader.after[batch - 1].second;
+    ASSERT_TRUE(reader.after[batch - 1].first.ok()) << reader.after[batch - 1].first.message();
+    ASSERT_EQ(first.size(), 15u);
+    if (batch == 2) {
+      const std::vector<float>& one_sample = reader.after[0].second;
+      for (size_t k = 0; k < first.size(); ++k) EXPECT_EQ(first[k], 2.0f * one_sample[k]) << k;
+    }
+    for (int step = 1; step < 3; ++step) {
+      EXPECT_EQ(reader.after[step * batch + batch - 1].second, first) << "step " << step;
+    }
+    float largest = 0.0f;
+    for (float g : first) largest = std::max(largest, std::fabs(g));
+    EXPECT_GT(largest, 1e-3f) << "a zero gradient would make the check vacuous";
+  }
 }
 
 }  // namespace

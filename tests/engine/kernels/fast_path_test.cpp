@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -478,6 +479,39 @@ TEST_F(FastPath, DenseWeightGradientMatchesPortableLoops) {
           {RandomFloats(static_cast<size_t>(s.rows * s.out), rng, 0.35f),
            RandomFloats(static_cast<size_t>(s.rows * s.depth), rng)},
           RandomFloats(static_cast<size_t>(std::max(0, trained.count()) * s.depth), rng), product);
+    }
+  }
+}
+
+// DenseWeightGradientSet writes DW whole: on every path and shape, over stale bytes (NaN, huge
+// values), the very bits DenseWeightGradient gives on a zero-filled DW, the zero outputs' rows
+// zero even where X holds an infinity, and nothing outside the trained rows.
+TEST_F(FastPath, DenseWeightGradientSetGivesTheBitsOfAddingIntoZeros) {
+  std::mt19937 rng(43);
+  const float kStale = std::nanf("");
+  for (const DenseShape& s : DenseShapes()) {
+    const RowRange ranges[] = {{0, s.out}, TrainedRows(TrainRank::kLowerHalf, s.out)};
+    for (const RowRange& trained : ranges) {
+      if (trained.empty()) continue;
+      const std::vector<float> dz = RandomFloats(static_cast<size_t>(s.rows * s.out), rng, 0.35f);
+      std::vector<float> x = RandomFloats(static_cast<size_t>(s.rows * s.depth), rng);
+      x[x.size() / 2] = std::numeric_limits<float>::infinity();
+      for (float& v : x) v = v == 0.0f ? -0.0f : v;  // -0 products must come out as +0
+      const size_t count = static_cast<size_t>(trained.count() * s.depth);
+      for (KernelPath path : {KernelPath::kReference, KernelPath::kAvx2, KernelPath::kAvx512}) {
+        if (static_cast<int>(path) > static_cast<int>(FastestKernelPath())) continue;
+        SCOPED_TRACE(Describe("DenseWeightGradientSet", s) + " trained [" +
+                     std::to_string(trained.begin) + ", " + std::to_string(trained.end) + "), " +
+                     KernelPathName(path));
+        std::vector<float> added(count + 2, 0.0f), set(count + 2, kStale);
+        set.back() = 7.0f;
+        UseKernelPath(path);
+        DenseWeightGradient(dz.data(), s.rows, s.out, trained, x.data(), s.depth, added.data());
+        DenseWeightGradientSet(dz.data(), s.rows, s.out, trained, x.data(), s.depth, set.data());
+        UseKernelPath(KernelPath::kAvx512);
+        ASSERT_EQ(std::memcmp(set.data(), added.data(), count * sizeof(float)), 0);
+        ASSERT_EQ(set.back(), 7.0f) << "written past the trained rows";
+      }
     }
   }
 }

@@ -6,20 +6,28 @@
 // gradients (+=), unlike onert-micro's assignment. Reads the input, and the output when an
 // activation is fused. BackwardAsOnertMicro assigns instead (research §7.4): where windows
 // overlap, the later window's gradient replaces the earlier one's.
+#include "engine/kernels/dense_loops.h"
 #include "engine/kernels/pool_windows.h"
 #include "engine/kernels/registrations.h"
+#include "engine/train/host_simd.h"
 
 namespace trainscope {
+
+#if defined(TRAINSCOPE_AVX2_PATH)
+// max_pool_loops_avx512.cpp: the same windows, 16 channels a vector, the same bits; used with
+// the AVX-512 kernels (KernelPath::kAvx512).
+void MaxPoolForwardAvx512(const WindowGeometry& g, const float* x, float* y);
+void MaxPoolBackwardAvx512(const WindowGeometry& g, const float* x, const float* dz, float* dx);
+#endif
+
 namespace {
 
 // Channels are the inner loop everywhere: adjacent in memory, and one compare-and-select each,
 // which the compiler vectorises instead of branching on every comparison.
 constexpr int kChannelChunk = 64;
 
-Status Eval(const KernelIo& io) {
-  const WindowGeometry g = PoolGeometryOf(io);
-  const float* x = InputFloats(io, 0);
-  float* y = MutableOutputFloats(io);
+// y = the window maxima of x, the portable loops.
+void WindowMaxima(const WindowGeometry& g, const float* x, float* y) {
   const int channels = g.in_c;
   OutputPixelWalk walk;
   for (int p = 0; p < OutputPixels(g); ++p, walk.Next(g)) {
@@ -42,8 +50,23 @@ Status Eval(const KernelIo& io) {
       }
     }
   }
+}
+
+Status Eval(const KernelIo& io) {
+  const WindowGeometry g = PoolGeometryOf(io);
+  const float* x = InputFloats(io, 0);
+  float* y = MutableOutputFloats(io);
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    MaxPoolForwardAvx512(g, x, y);
+  } else {
+    WindowMaxima(g, x, y);
+  }
+#else
+  WindowMaxima(g, x, y);
+#endif
   ApplyActivationInPlace(io.op->options.activation, y,
-                         static_cast<size_t>(OutputPixels(g) * channels));
+                         static_cast<size_t>(OutputPixels(g) * g.in_c));
   return Status::Ok();
 }
 
@@ -53,6 +76,12 @@ Status Backward(const BackwardIo& io) {
   if (grads.dx == nullptr) return Status::Ok();
   const WindowGeometry g = PoolGeometryOf(io);
   const float* x = InputFloats(io, 0);
+#if defined(TRAINSCOPE_AVX2_PATH)
+  if (ActiveKernelPath() == KernelPath::kAvx512) {
+    MaxPoolBackwardAvx512(g, x, grads.dz, grads.dx);
+    return Status::Ok();
+  }
+#endif
   const int channels = g.in_c;
   // The first cell of a window wins unconditionally; folding that into the compare loop keeps
   // it one loop (a separate copy loop becomes a slow string move for a few channels).

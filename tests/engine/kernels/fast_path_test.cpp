@@ -272,6 +272,79 @@ TEST_F(FastPath, ConvMatchesReferenceOnRandomShapes) {
   }
 }
 
+// MAX_POOL_2D with the AVX-512 windows against the portable loops: the same bits, forward and
+// backward, over channel counts around the 16-float vector, SAME padding, overlapping windows
+// (which add their gradients), ties (the first maximum wins) and NaN (never wins unless first).
+TEST_F(FastPath, MaxPoolGivesThePortableBits) {
+  if (FastestKernelPath() != KernelPath::kAvx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  struct PoolShape {
+    int h, w, c, k, stride;
+    Padding padding;
+  };
+  const PoolShape shapes[] = {{8, 8, 16, 2, 2, Padding::kValid}, {7, 9, 1, 2, 2, Padding::kSame},
+                              {6, 6, 17, 3, 1, Padding::kSame},  {5, 7, 33, 3, 2, Padding::kSame},
+                              {4, 4, 15, 2, 1, Padding::kValid}, {9, 5, 32, 3, 3, Padding::kValid},
+                              {3, 3, 48, 4, 1, Padding::kSame}};
+  std::mt19937 rng(47);
+  for (const PoolShape& s : shapes) {
+    ModelBuilder b;
+    const int x = b.AddTensor("x", {2, s.h, s.w, s.c});
+    const int y = b.AddTensor("y", {2, OutSize(s.padding, s.h, s.k, s.stride, 1),
+                                    OutSize(s.padding, s.w, s.k, s.stride, 1), s.c});
+    OpOptions o;
+    o.padding = s.padding;
+    o.stride_h = o.stride_w = s.stride;
+    o.filter_h = o.filter_w = s.k;
+    b.AddOperator(op::kMaxPool2D, {x}, {y}, o);
+    b.SetInputs({x});
+    b.SetOutputs({y});
+    // Few distinct values make ties common; a few NaN.
+    std::vector<float> input(Count({2, s.h, s.w, s.c}));
+    for (float& v : input) v = static_cast<float>(static_cast<int>(rng() % 7) - 3);
+    for (size_t i = 0; i < input.size(); i += 37) input[i] = std::nanf("");
+    std::vector<float> dz(Count({2, OutSize(s.padding, s.h, s.k, s.stride, 1),
+                                 OutSize(s.padding, s.w, s.k, s.stride, 1), s.c}));
+    for (float& v : dz) v = static_cast<float>(rng() % 1000) / 997.0f - 0.5f;
+    std::vector<std::vector<float>> outputs, input_gradients;
+    for (KernelPath path : {KernelPath::kReference, KernelPath::kAvx512}) {
+      UseKernelPath(path);
+      KernelHarness harness;
+      ASSERT_TRUE(harness.Load(b).ok());
+      const Subgraph& g = harness.subgraph();
+      harness.Values(x) = input;
+      ASSERT_TRUE(harness.Forward().ok());
+      outputs.push_back(harness.Values(y));
+      std::vector<std::vector<float>> gradients(g.tensors.size());
+      std::vector<float*> pointers(g.tensors.size(), nullptr);
+      gradients[static_cast<size_t>(x)].assign(input.size(), 0.0f);
+      gradients[static_cast<size_t>(y)] = dz;
+      pointers[static_cast<size_t>(x)] = gradients[static_cast<size_t>(x)].data();
+      pointers[static_cast<size_t>(y)] = gradients[static_cast<size_t>(y)].data();
+      std::vector<float> scratch(BackwardScratchFloats(g, g.operators[0]) + 1);
+      BackwardIo io;
+      io.subgraph = &g;
+      io.op = &g.operators[0];
+      io.tensor_data = harness.data();
+      io.gradients = pointers.data();
+      io.scratch = scratch.data();
+      ASSERT_TRUE(FindRegistration(op::kMaxPool2D)->backward(io).ok());
+      input_gradients.push_back(gradients[static_cast<size_t>(x)]);
+    }
+    UseKernelPath(KernelPath::kAvx512);
+    SCOPED_TRACE("pool " + std::to_string(s.h) + "x" + std::to_string(s.w) + "x" +
+                 std::to_string(s.c) + " k " + std::to_string(s.k) + " stride " +
+                 std::to_string(s.stride));
+    ASSERT_EQ(outputs[0].size(), outputs[1].size());
+    EXPECT_EQ(std::memcmp(outputs[0].data(), outputs[1].data(), outputs[0].size() * 4), 0);
+    EXPECT_EQ(std::memcmp(input_gradients[0].data(), input_gradients[1].data(),
+                          input_gradients[0].size() * 4),
+              0);
+    double routed = 0.0;
+    for (float v : input_gradients[1]) routed += std::fabs(v);
+    EXPECT_GT(routed, 0.0) << "no gradient routed: the check would be vacuous";
+  }
+}
+
 // ---- The products one by one, every path against the portable loops.
 
 std::vector<float> RandomFloats(size_t count, std::mt19937& rng, float zero_share = 0.0f) {

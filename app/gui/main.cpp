@@ -110,7 +110,7 @@ void InspectOp(MainWindow* window, trainscope::EventSource* source, int op,
 // A board (or the local engine at full speed) trains on its own: the views are captured once it
 // reached `steps` optimizer steps, or after `timeout_ms` with what arrived by then.
 void WaitForSteps(QObject* owner, const trainscope::SessionStore& store, uint64_t steps,
-                       int timeout_ms, const std::function<void()>& done) {
+                  int timeout_ms, const std::function<void()>& done) {
   auto* poll = new QTimer(owner);
   auto* clock = new QElapsedTimer;
   clock->start();

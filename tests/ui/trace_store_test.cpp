@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <map>
 #include <cmath>
+#include <map>
 #include <thread>
 
 #include "engine/model/opcodes.h"

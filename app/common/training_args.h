@@ -3,8 +3,7 @@
 // The training options every executable that trains takes the same way (trainscope-cli train,
 // trainscope-board-sim): --optimizer --lr --beta1 --beta2 --epsilon --loss --metric --batch
 // --epochs --train-layers --train-config --onert-math --kernels, and the raw float32 data files
-// they train on; plus the
-// smaller set the memory planners share (trainscope-cli memory / report).
+// they train on; plus the smaller set the memory planners share (trainscope-cli memory / report).
 //
 // Defaults come from the model's CIRCLE_TRAINING metadata when it has one, then from
 // onert-micro's OMConfig; options given on the command line win.

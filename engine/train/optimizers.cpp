@@ -62,31 +62,61 @@ struct SgdUpdate {
 #endif
 };
 
-struct AdamUpdate {
-  float beta1, beta2, correction1, correction2, learning_rate, epsilon;
+// Adam's moments, updated in place and returned: m = b1 m + (1-b1) g, v = b2 v + (1-b2) g g.
+// Both Adam updates below share them, so their moments are the same bits.
+struct AdamMoments {
+  float beta1, beta2;
   const float* gradient;
   float* adam_m;
   float* adam_v;
 
-  float Scalar(size_t i, float w) const {
+  void Scalar(size_t i, float* m, float* v) const {
     const float g = gradient[i];
-    const float m = beta1 * adam_m[i] + (1.0f - beta1) * g;
-    const float v = beta2 * adam_v[i] + ((1.0f - beta2) * g) * g;
-    adam_m[i] = m;
-    adam_v[i] = v;
+    *m = beta1 * adam_m[i] + (1.0f - beta1) * g;
+    *v = beta2 * adam_v[i] + ((1.0f - beta2) * g) * g;
+    adam_m[i] = *m;
+    adam_v[i] = *v;
+  }
+#if defined(__SSE2__)
+  void Quad(size_t i, __m128* m, __m128* v) const {
+    const __m128 g = _mm_loadu_ps(gradient + i);
+    *m = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta1), _mm_loadu_ps(adam_m + i)),
+                    _mm_mul_ps(_mm_set1_ps(1.0f - beta1), g));
+    *v = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta2), _mm_loadu_ps(adam_v + i)),
+                    _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(1.0f - beta2), g), g));
+    _mm_storeu_ps(adam_m + i, *m);
+    _mm_storeu_ps(adam_v + i, *v);
+  }
+#endif
+#if defined(TRAINSCOPE_AVX2_PATH)
+  __attribute__((target("avx2"))) void Oct(size_t i, __m256* m, __m256* v) const {
+    const __m256 g = _mm256_loadu_ps(gradient + i);
+    *m = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta1), _mm256_loadu_ps(adam_m + i)),
+                       _mm256_mul_ps(_mm256_set1_ps(1.0f - beta1), g));
+    *v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta2), _mm256_loadu_ps(adam_v + i)),
+                       _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(1.0f - beta2), g), g));
+    _mm256_storeu_ps(adam_m + i, *m);
+    _mm256_storeu_ps(adam_v + i, *v);
+  }
+#endif
+};
+
+// onert-micro's formula: w -= lr * (m / (1-b1^t)) / sqrt(v / (1-b2^t) + eps).
+struct AdamUpdate {
+  AdamMoments moments;
+  float correction1, correction2, learning_rate, epsilon;
+
+  float Scalar(size_t i, float w) const {
+    float m, v;
+    moments.Scalar(i, &m, &v);
     const float m_hat = m / correction1;
     const float v_hat = v / correction2;
     return w - (learning_rate * m_hat) / std::sqrt(v_hat + epsilon);
   }
 #if defined(__SSE2__)
   __m128 Quad(size_t i, __m128 w) const {
-    const __m128 g = _mm_loadu_ps(gradient + i);
-    const __m128 m = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta1), _mm_loadu_ps(adam_m + i)),
-                                _mm_mul_ps(_mm_set1_ps(1.0f - beta1), g));
-    const __m128 v = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta2), _mm_loadu_ps(adam_v + i)),
-                                _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(1.0f - beta2), g), g));
-    _mm_storeu_ps(adam_m + i, m);
-    _mm_storeu_ps(adam_v + i, v);
+    __m128 m, v;
+    moments.Quad(i, &m, &v);
     const __m128 m_hat = _mm_div_ps(m, _mm_set1_ps(correction1));
     const __m128 v_hat = _mm_div_ps(v, _mm_set1_ps(correction2));
     const __m128 step = _mm_div_ps(_mm_mul_ps(_mm_set1_ps(learning_rate), m_hat),
@@ -96,15 +126,8 @@ struct AdamUpdate {
 #endif
 #if defined(TRAINSCOPE_AVX2_PATH)
   __attribute__((target("avx2"))) __m256 Oct(size_t i, __m256 w) const {
-    const __m256 g = _mm256_loadu_ps(gradient + i);
-    const __m256 m =
-        _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta1), _mm256_loadu_ps(adam_m + i)),
-                      _mm256_mul_ps(_mm256_set1_ps(1.0f - beta1), g));
-    const __m256 v =
-        _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta2), _mm256_loadu_ps(adam_v + i)),
-                      _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(1.0f - beta2), g), g));
-    _mm256_storeu_ps(adam_m + i, m);
-    _mm256_storeu_ps(adam_v + i, v);
+    __m256 m, v;
+    moments.Oct(i, &m, &v);
     const __m256 m_hat = _mm256_div_ps(m, _mm256_set1_ps(correction1));
     const __m256 v_hat = _mm256_div_ps(v, _mm256_set1_ps(correction2));
     const __m256 step =
@@ -115,36 +138,26 @@ struct AdamUpdate {
 #endif
 };
 
-// Adam with the fast kernels (OptimizerStep::fast_adam): the same moments to the bit, and the step
-// as step_size * m / sqrt(v * inverse_correction2 + eps), step_size = lr / (1-b1^t): one division
+// Adam with the fast kernels (OptimizerStep::fast_adam): the same moments, and the step as
+// step_size * m / sqrt(v * inverse_correction2 + eps), step_size = lr / (1-b1^t): one division
 // and one square root per value where the formula takes three and one, and on a large tensor the
 // divider, not memory, bounds Adam. Within a few float roundings of the formula; its paths, like
 // AdamUpdate's, give the same bits (the divider's throughput per value is the same at every
 // vector width, so there is no AVX-512 path; an approximate reciprocal square root would make the
 // result depend on the CPU's model).
 struct AdamFastUpdate {
-  float beta1, beta2, step_size, inverse_correction2, epsilon;
-  const float* gradient;
-  float* adam_m;
-  float* adam_v;
+  AdamMoments moments;
+  float step_size, inverse_correction2, epsilon;
 
   float Scalar(size_t i, float w) const {
-    const float g = gradient[i];
-    const float m = beta1 * adam_m[i] + (1.0f - beta1) * g;
-    const float v = beta2 * adam_v[i] + ((1.0f - beta2) * g) * g;
-    adam_m[i] = m;
-    adam_v[i] = v;
+    float m, v;
+    moments.Scalar(i, &m, &v);
     return w - (step_size * m) / std::sqrt(v * inverse_correction2 + epsilon);
   }
 #if defined(__SSE2__)
   __m128 Quad(size_t i, __m128 w) const {
-    const __m128 g = _mm_loadu_ps(gradient + i);
-    const __m128 m = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta1), _mm_loadu_ps(adam_m + i)),
-                                _mm_mul_ps(_mm_set1_ps(1.0f - beta1), g));
-    const __m128 v = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(beta2), _mm_loadu_ps(adam_v + i)),
-                                _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(1.0f - beta2), g), g));
-    _mm_storeu_ps(adam_m + i, m);
-    _mm_storeu_ps(adam_v + i, v);
+    __m128 m, v;
+    moments.Quad(i, &m, &v);
     const __m128 root = _mm_sqrt_ps(
         _mm_add_ps(_mm_mul_ps(v, _mm_set1_ps(inverse_correction2)), _mm_set1_ps(epsilon)));
     return _mm_sub_ps(w, _mm_div_ps(_mm_mul_ps(_mm_set1_ps(step_size), m), root));
@@ -152,20 +165,12 @@ struct AdamFastUpdate {
 #endif
 #if defined(TRAINSCOPE_AVX2_PATH)
   __attribute__((target("avx2"))) __m256 Oct(size_t i, __m256 w) const {
-    const __m256 g = _mm256_loadu_ps(gradient + i);
-    const __m256 m =
-        _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta1), _mm256_loadu_ps(adam_m + i)),
-                      _mm256_mul_ps(_mm256_set1_ps(1.0f - beta1), g));
-    const __m256 v =
-        _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(beta2), _mm256_loadu_ps(adam_v + i)),
-                      _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(1.0f - beta2), g), g));
-    _mm256_storeu_ps(adam_m + i, m);
-    _mm256_storeu_ps(adam_v + i, v);
+    __m256 m, v;
+    moments.Oct(i, &m, &v);
     const __m256 root = _mm256_sqrt_ps(_mm256_add_ps(
         _mm256_mul_ps(v, _mm256_set1_ps(inverse_correction2)), _mm256_set1_ps(epsilon)));
     return _mm256_sub_ps(w, _mm256_div_ps(_mm256_mul_ps(_mm256_set1_ps(step_size), m), root));
   }
-
 #endif
 };
 
@@ -360,16 +365,15 @@ Status AdamCorrections(const AdamSettings& settings, uint32_t step, float* corre
 Status ApplyAdamCorrected(const AdamSettings& settings, float correction1, float correction2,
                           bool fast, const ParameterSlice& p, UpdateNorms* norms) {
   TS_RETURN_IF_ERROR(CheckSlice(p, true));
+  const AdamMoments moments{settings.beta1, settings.beta2, p.gradient, p.adam_m, p.adam_v};
   if (fast) {
-    UpdateSlice(
-        p, norms,
-        AdamFastUpdate{settings.beta1, settings.beta2, settings.learning_rate / correction1,
-                       1.0f / correction2, settings.epsilon, p.gradient, p.adam_m, p.adam_v});
+    UpdateSlice(p, norms,
+                AdamFastUpdate{moments, settings.learning_rate / correction1, 1.0f / correction2,
+                               settings.epsilon});
   } else {
     UpdateSlice(
         p, norms,
-        AdamUpdate{settings.beta1, settings.beta2, correction1, correction2, settings.learning_rate,
-                   settings.epsilon, p.gradient, p.adam_m, p.adam_v});
+        AdamUpdate{moments, correction1, correction2, settings.learning_rate, settings.epsilon});
   }
   return Status::Ok();
 }
